@@ -1,0 +1,80 @@
+//! Criterion benchmarks of the rules core: move generation, flips and perft.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use oxello::board::{flips, flips_portable, legal_moves, legal_moves_portable, Board, Squares};
+use oxello::tools::perft::{perft, PassCounting};
+use std::hint::black_box;
+
+/// A fixed spread of midgame positions reached by a deterministic playout from the start.
+fn sample_boards() -> Vec<Board> {
+    let mut boards = Vec::new();
+    let mut board = Board::START;
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    while boards.len() < 256 {
+        let moves = board.moves();
+        if moves == 0 {
+            if board.opponent_moves() == 0 {
+                board = Board::START;
+            } else {
+                board = board.pass();
+            }
+            continue;
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let pick = (seed % u64::from(moves.count_ones())) as usize;
+        let square = Squares(moves)
+            .nth(pick)
+            .expect("pick is below the move count");
+        board = board.play_with_flips(square, board.flips(square));
+        boards.push(board);
+    }
+    boards
+}
+
+fn bench_rules(c: &mut Criterion) {
+    let boards = sample_boards();
+    let moves: Vec<(Board, usize)> = boards
+        .iter()
+        .flat_map(|b| Squares(b.moves()).map(move |sq| (*b, sq)))
+        .collect();
+
+    c.bench_function("legal_moves x256", |bench| {
+        bench.iter(|| {
+            boards.iter().fold(0u64, |acc, b| {
+                acc ^ legal_moves(black_box(b.player), b.opponent)
+            })
+        })
+    });
+    c.bench_function("legal_moves_portable x256", |bench| {
+        bench.iter(|| {
+            boards.iter().fold(0u64, |acc, b| {
+                acc ^ legal_moves_portable(black_box(b.player), b.opponent)
+            })
+        })
+    });
+    c.bench_function(&format!("flips x{}", moves.len()), |bench| {
+        bench.iter(|| {
+            moves.iter().fold(0u64, |acc, (b, sq)| {
+                acc ^ flips(black_box(*sq), b.player, b.opponent)
+            })
+        })
+    });
+    c.bench_function(&format!("flips_portable x{}", moves.len()), |bench| {
+        bench.iter(|| {
+            moves.iter().fold(0u64, |acc, (b, sq)| {
+                acc ^ flips_portable(black_box(*sq), b.player, b.opponent)
+            })
+        })
+    });
+    let mut group = c.benchmark_group("perft");
+    group.sample_size(10);
+    group.bench_function("perft 8", |bench| {
+        bench.iter(|| perft(black_box(&Board::START), 8, PassCounting::AsPly))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_rules);
+criterion_main!(benches);

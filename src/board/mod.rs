@@ -1,0 +1,221 @@
+//! The rules of Othello on bitboards. A [`Board`] is seen from the side to move: `player` holds
+//! its discs, `opponent` the other side's; bit 0 is a1 (top-left), bit 7 h1, bit 63 h8.
+
+mod flips;
+mod hash;
+mod moves;
+mod position;
+mod symmetry;
+
+pub use flips::{flips, flips_portable};
+pub use hash::hash_key;
+pub use moves::{legal_moves, legal_moves_portable};
+pub use position::{IllegalMove, Move, Position};
+pub use symmetry::Symmetry;
+
+#[cfg(target_arch = "x86_64")]
+pub use flips::flips_avx512;
+#[cfg(target_arch = "x86_64")]
+pub use moves::legal_moves_avx2;
+
+/// One of the two players. Black moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    Black,
+    White,
+}
+
+impl Color {
+    /// The other player.
+    pub fn other(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+}
+
+/// A position from the point of view of the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Board {
+    /// Discs of the side to move.
+    pub player: u64,
+    /// Discs of the side that just moved.
+    pub opponent: u64,
+}
+
+impl Board {
+    /// The standard start position, Black to move (d5 and e4 black, d4 and e5 white).
+    pub const START: Board = Board {
+        player: 0x0000_0008_1000_0000,
+        opponent: 0x0000_0010_0800_0000,
+    };
+
+    /// A board from the discs of the side to move and of the other side.
+    pub const fn new(player: u64, opponent: u64) -> Board {
+        Board { player, opponent }
+    }
+
+    /// Legal moves of the side to move as a bitboard.
+    #[inline]
+    pub fn moves(&self) -> u64 {
+        legal_moves(self.player, self.opponent)
+    }
+
+    /// Legal moves of the side that just moved (its moves if the side to move passed).
+    #[inline]
+    pub fn opponent_moves(&self) -> u64 {
+        legal_moves(self.opponent, self.player)
+    }
+
+    /// Discs flipped by the side to move playing `square`; zero if the move is illegal.
+    #[inline]
+    pub fn flips(&self, square: usize) -> u64 {
+        flips(square, self.player, self.opponent)
+    }
+
+    /// The position after the side to move plays `square`, flipping `flipped`
+    /// (as given by [`Board::flips`]); the other side is then to move.
+    #[inline]
+    pub fn play_with_flips(&self, square: usize, flipped: u64) -> Board {
+        Board {
+            player: self.opponent ^ flipped,
+            opponent: self.player ^ flipped ^ (1u64 << square),
+        }
+    }
+
+    /// The position after the side to move plays `square`, or `None` if it is illegal.
+    pub fn play(&self, square: usize) -> Option<Board> {
+        if square >= 64 || (self.player | self.opponent) & (1u64 << square) != 0 {
+            return None;
+        }
+        let flipped = self.flips(square);
+        (flipped != 0).then(|| self.play_with_flips(square, flipped))
+    }
+
+    /// The position after the side to move passes.
+    #[inline]
+    pub fn pass(&self) -> Board {
+        Board {
+            player: self.opponent,
+            opponent: self.player,
+        }
+    }
+
+    /// Whether the side to move has no legal move but the game goes on (it must pass).
+    pub fn must_pass(&self) -> bool {
+        self.moves() == 0 && self.opponent_moves() != 0
+    }
+
+    /// Whether neither side can move.
+    pub fn is_game_over(&self) -> bool {
+        self.moves() == 0 && self.opponent_moves() == 0
+    }
+
+    /// Empty squares as a bitboard.
+    #[inline]
+    pub fn empties(&self) -> u64 {
+        !(self.player | self.opponent)
+    }
+
+    /// Number of empty squares.
+    #[inline]
+    pub fn empty_count(&self) -> u32 {
+        self.empties().count_ones()
+    }
+
+    /// Discs of the side to move.
+    #[inline]
+    pub fn player_count(&self) -> u32 {
+        self.player.count_ones()
+    }
+
+    /// Discs of the other side.
+    #[inline]
+    pub fn opponent_count(&self) -> u32 {
+        self.opponent.count_ones()
+    }
+
+    /// The final disc difference for the side to move, empties going to the winner (the WTHOR
+    /// and FFO convention). Meaningful when the game is over.
+    #[inline]
+    pub fn final_score(&self) -> i32 {
+        let player = self.player_count() as i32;
+        let opponent = self.opponent_count() as i32;
+        let empties = 64 - player - opponent;
+        let diff = player - opponent;
+        match diff.cmp(&0) {
+            std::cmp::Ordering::Greater => diff + empties,
+            std::cmp::Ordering::Less => diff - empties,
+            std::cmp::Ordering::Equal => 0,
+        }
+    }
+
+    /// Whether the discs overlap (an impossible board).
+    pub fn is_valid(&self) -> bool {
+        self.player & self.opponent == 0
+    }
+
+    /// The same board transformed by one of the 8 symmetries of the square.
+    pub fn transformed(&self, symmetry: Symmetry) -> Board {
+        Board {
+            player: symmetry.apply(self.player),
+            opponent: symmetry.apply(self.opponent),
+        }
+    }
+
+    /// A 64-bit key for the transposition table.
+    #[inline]
+    pub fn hash_key(&self) -> u64 {
+        hash_key(self.player, self.opponent)
+    }
+}
+
+/// Iterates over the squares (bit indices) set in a bitboard, lowest first.
+#[derive(Clone, Copy, Debug)]
+pub struct Squares(pub u64);
+
+impl Iterator for Squares {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let square = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(square)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Squares {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn final_score_gives_empties_to_the_winner() {
+        let board = Board::new(0xFF, 0xFF00);
+        assert_eq!(board.final_score(), 0);
+        let board = Board::new(0xFFF, 0xF000);
+        assert_eq!(board.final_score(), 12 - 4 + 48);
+        assert_eq!(board.pass().final_score(), -(12 - 4 + 48));
+    }
+
+    #[test]
+    fn play_rejects_occupied_and_non_flipping_squares() {
+        let board = Board::START;
+        assert!(board.play(27).is_none());
+        assert!(board.play(0).is_none());
+        let after = board.play(37).expect("f5 is legal");
+        assert_eq!(after.player_count(), 1);
+        assert_eq!(after.opponent_count(), 4);
+    }
+}

@@ -1,0 +1,11 @@
+//! oxello: a multithreaded Othello engine.
+//!
+//! - [`board`]: the rules on bitboards (moves, flips, passes, scores, symmetries, hashing);
+//! - [`notation`]: squares, board strings, transcripts, OBF, GGF and WTHOR, parsed and printed;
+//! - [`tools`]: the command-line tools built on the library (perft, ...).
+
+pub mod board;
+pub mod notation;
+pub mod tools;
+
+pub use board::{Board, Color, Move, Position};

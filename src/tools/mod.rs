@@ -1,0 +1,3 @@
+//! Command-line tools, each a module on top of the library.
+
+pub mod perft;
