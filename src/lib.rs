@@ -5,7 +5,10 @@
 //! - [`tools`]: the command-line tools built on the library (perft, ...).
 
 pub mod board;
+pub mod engine;
+pub mod eval;
 pub mod notation;
+pub mod search;
 pub mod tools;
 
 pub use board::{Board, Color, Move, Position};

@@ -4,8 +4,12 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::time::Instant;
 
+use oxello::engine::EngineOptions;
+use oxello::notation::format_move;
+use oxello::search::{OrderingOptions, ParallelOptions, SearchOptions};
+use oxello::tools::bench::{branching_factors, run_bench};
 use oxello::tools::perft::{perft, perft_parallel, PassCounting};
-use oxello::Board;
+use oxello::{Board, Move};
 
 #[derive(Parser)]
 #[command(
@@ -31,6 +35,30 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Search fixed positions to a fixed depth; the node total is a signature of the search.
+    Bench {
+        /// Search depth in plies.
+        #[arg(long, default_value_t = 12)]
+        depth: u32,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        /// Split only at the root (no young-brothers-wait at interior nodes).
+        #[arg(long)]
+        root_split_only: bool,
+        /// Do not search the table move first.
+        #[arg(long)]
+        no_table_move: bool,
+        /// Do not order by shallow searches at high depth.
+        #[arg(long)]
+        no_shallow_search: bool,
+        /// Do not order by hints (fastest first, potential mobility, square priority).
+        #[arg(long)]
+        no_hints: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -45,6 +73,40 @@ fn main() -> Result<()> {
             no_pass_ply,
             threads,
         }) => run_perft(depth, no_pass_ply, threads),
+        Some(Command::Bench {
+            depth,
+            threads,
+            hash,
+            root_split_only,
+            no_table_move,
+            no_shallow_search,
+            no_hints,
+        }) => {
+            let search = SearchOptions {
+                ordering: OrderingOptions {
+                    table_move: !no_table_move,
+                    shallow_search: !no_shallow_search,
+                    hints: !no_hints,
+                },
+                parallel: ParallelOptions {
+                    root_split: true,
+                    interior_split_depth: if root_split_only {
+                        None
+                    } else {
+                        ParallelOptions::default().interior_split_depth
+                    },
+                },
+                ..SearchOptions::default()
+            };
+            run_bench_command(
+                EngineOptions {
+                    threads,
+                    hash_mib: hash,
+                },
+                depth,
+                search,
+            )
+        }
     }
 }
 
@@ -76,5 +138,37 @@ fn run_perft(depth: u32, no_pass_ply: bool, threads: usize) -> Result<()> {
         "perft {depth}: {leaves} leaves in {seconds:.3} s ({:.0} leaves/s)",
         leaves as f64 / seconds.max(1e-9)
     );
+    Ok(())
+}
+
+fn run_bench_command(options: EngineOptions, depth: u32, search: SearchOptions) -> Result<()> {
+    println!(
+        "{:>3} {:>5} {:>4} {:>12} {:>9} {:>11}",
+        "#", "move", "eval", "nodes", "time", "nps"
+    );
+    let lines = run_bench(options, depth, search, |i, line| {
+        let mv = line.best_move.map_or(Move::Pass, Move::Play);
+        println!(
+            "{:>3} {:>5} {:>+4} {:>12} {:>8.3}s {:>11.0}",
+            i + 1,
+            format_move(mv),
+            line.score,
+            line.nodes,
+            line.elapsed.as_secs_f64(),
+            line.nodes as f64 / line.elapsed.as_secs_f64().max(1e-9)
+        );
+    })?;
+    let ebf: Vec<String> = branching_factors(&lines)
+        .iter()
+        .map(|(d, b)| format!("{d}:{b:.2}"))
+        .collect();
+    println!(
+        "effective branching factor per iteration: {}",
+        ebf.join(" ")
+    );
+    let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
+    let seconds: f64 = lines.iter().map(|l| l.elapsed.as_secs_f64()).sum();
+    println!("time {seconds:.3} s");
+    println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
     Ok(())
 }

@@ -1,3 +1,4 @@
 //! Command-line tools, each a module on top of the library.
 
+pub mod bench;
 pub mod perft;

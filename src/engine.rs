@@ -1,0 +1,232 @@
+//! The engine core: one owner for the game, the options, the transposition table, the thread
+//! pool and the evaluator. Protocol front ends and tools drive it; it never touches stdin or
+//! stdout.
+
+use crate::board::{IllegalMove, Move, Position};
+use crate::eval::SimpleEvaluator;
+use crate::search::{
+    self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TranspositionTable,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Default transposition table size.
+pub const DEFAULT_HASH_MIB: usize = 64;
+
+/// Settings chosen when the engine starts (and changeable between searches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Search threads (the rayon pool size).
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    pub hash_mib: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            hash_mib: DEFAULT_HASH_MIB,
+        }
+    }
+}
+
+/// Why the engine could not apply a setting.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("threads must be between 1 and 256")]
+    BadThreadCount,
+    #[error("hash size must be between 1 and 65536 MiB")]
+    BadHashSize,
+    #[error("could not start the thread pool: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// A game in progress: where it started and every position since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// The positions from the start (index 0) to the current one (last).
+    positions: Vec<Position>,
+    /// The moves between consecutive positions, passes included.
+    moves: Vec<Move>,
+}
+
+impl Game {
+    /// A game starting at `start`.
+    pub fn new(start: Position) -> Game {
+        Game {
+            positions: vec![start],
+            moves: Vec::new(),
+        }
+    }
+
+    /// The current position.
+    pub fn position(&self) -> Position {
+        *self.positions.last().expect("a game has a start position")
+    }
+
+    /// The start position.
+    pub fn start(&self) -> Position {
+        self.positions[0]
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Plays a move if legal.
+    pub fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
+        let next = self.position().play(mv)?;
+        self.positions.push(next);
+        self.moves.push(mv);
+        Ok(())
+    }
+
+    /// Takes back the last move; false if there is none.
+    pub fn undo(&mut self) -> bool {
+        if self.moves.pop().is_some() {
+            self.positions.pop();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The engine: game, table, pool and evaluator.
+pub struct Engine {
+    game: Game,
+    options: EngineOptions,
+    tt: TranspositionTable,
+    pool: rayon::ThreadPool,
+    evaluator: SimpleEvaluator,
+    stop: Arc<AtomicBool>,
+}
+
+fn build_pool(threads: usize) -> Result<rayon::ThreadPool, EngineError> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("oxello-search-{i}"))
+        .build()?)
+}
+
+impl Engine {
+    /// An engine at the start position with the given options.
+    pub fn new(options: EngineOptions) -> Result<Engine, EngineError> {
+        check_threads(options.threads)?;
+        check_hash(options.hash_mib)?;
+        Ok(Engine {
+            game: Game::new(Position::START),
+            options,
+            tt: TranspositionTable::new(options.hash_mib),
+            pool: build_pool(options.threads)?,
+            evaluator: SimpleEvaluator,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// The flag that stops a running search when set; clear it before the next search.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// The current options.
+    pub fn options(&self) -> EngineOptions {
+        self.options
+    }
+
+    /// Changes the number of search threads.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), EngineError> {
+        check_threads(threads)?;
+        if threads != self.options.threads {
+            self.pool = build_pool(threads)?;
+            self.options.threads = threads;
+        }
+        Ok(())
+    }
+
+    /// Changes the transposition table size (its contents are lost).
+    pub fn set_hash_mib(&mut self, mib: usize) -> Result<(), EngineError> {
+        check_hash(mib)?;
+        if mib != self.options.hash_mib {
+            self.tt = TranspositionTable::new(mib);
+            self.options.hash_mib = mib;
+        }
+        Ok(())
+    }
+
+    /// Starts a new game from `start`, forgetting what the table learned.
+    pub fn new_game(&mut self, start: Position) {
+        self.game = Game::new(start);
+        self.tt.clear();
+    }
+
+    /// Replaces the game (e.g. from a GUI) without clearing the table when it continues the
+    /// current one.
+    pub fn set_game(&mut self, game: Game) {
+        let continues = game.start() == self.game.start();
+        self.game = game;
+        if !continues {
+            self.tt.clear();
+        }
+    }
+
+    /// The game so far.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The current position.
+    pub fn position(&self) -> Position {
+        self.game.position()
+    }
+
+    /// Plays a move in the current game.
+    pub fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
+        self.game.play(mv)
+    }
+
+    /// Takes back the last move; false if there is none.
+    pub fn undo(&mut self) -> bool {
+        self.game.undo()
+    }
+
+    /// Searches the current position on the engine's pool. The stop flag is not cleared here:
+    /// whoever may stop the search clears it first, so that a stop sent just before the search
+    /// starts is not lost.
+    pub fn search(
+        &mut self,
+        limits: &Limits,
+        options: SearchOptions,
+        on_progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> SearchResult {
+        let board = self.game.position().board;
+        let (tt, evaluator, stop) = (&self.tt, &self.evaluator, &*self.stop);
+        self.pool.install(|| {
+            let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
+            search::search(&ctx, &board, on_progress)
+        })
+    }
+
+    /// Requests the running search to stop.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn check_threads(threads: usize) -> Result<(), EngineError> {
+    if (1..=256).contains(&threads) {
+        Ok(())
+    } else {
+        Err(EngineError::BadThreadCount)
+    }
+}
+
+fn check_hash(mib: usize) -> Result<(), EngineError> {
+    if (1..=65536).contains(&mib) {
+        Ok(())
+    } else {
+        Err(EngineError::BadHashSize)
+    }
+}

@@ -1,0 +1,547 @@
+//! Principal variation search with iterative deepening and aspiration windows.
+//!
+//! [`SearchContext`] holds what every thread shares (table, evaluator, stop flag, limits, node
+//! count); a `Searcher` is one thread's view of it. The recursion is generic over
+//! [`SearchNode`], so Othello and the test trees run the same alpha-beta.
+
+use super::node::SearchNode;
+use super::ordering::{MoveList, OrderingOptions};
+use super::parallel;
+use super::time::TimeBudget;
+use super::tt::{TranspositionTable, NO_MOVE};
+use super::{Bound, Limits, Progress, RootMove, SearchResult, INFINITY};
+use crate::eval::Evaluator;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often (in nodes) a thread publishes its node count and checks the clock.
+const POLL_INTERVAL: u64 = 1024;
+
+/// How a search uses the thread pool it runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParallelOptions {
+    /// Search the root moves after the first in parallel.
+    pub root_split: bool,
+    /// Also split the moves after the first at interior nodes at least this deep
+    /// (young brothers wait); `None` splits only at the root.
+    pub interior_split_depth: Option<u32>,
+}
+
+impl Default for ParallelOptions {
+    fn default() -> Self {
+        ParallelOptions {
+            root_split: true,
+            interior_split_depth: Some(6),
+        }
+    }
+}
+
+/// Search settings beyond the limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    pub ordering: OrderingOptions,
+    pub parallel: ParallelOptions,
+    /// How many best root moves get exact scores (1 = normal play; more for hints).
+    pub multi_pv: usize,
+    /// Answer a single legal move or a pass at once, without searching.
+    pub answer_forced_at_once: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            ordering: OrderingOptions::default(),
+            parallel: ParallelOptions::default(),
+            multi_pv: 1,
+            answer_forced_at_once: true,
+        }
+    }
+}
+
+/// Everything the threads of one search share.
+pub struct SearchContext<'a, N, E> {
+    pub tt: &'a TranspositionTable,
+    pub evaluator: &'a E,
+    /// Set by the caller (or by the clock) to end the search.
+    pub stop: &'a AtomicBool,
+    pub options: SearchOptions,
+    start: Instant,
+    soft_deadline: Option<Instant>,
+    hard_deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    depth_limit: Option<u32>,
+    nodes: AtomicU64,
+    parallel: bool,
+    _node: PhantomData<fn(N)>,
+}
+
+impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
+    /// A context for one search under `limits` from a root with `moves_left` moves to the end.
+    /// The clock starts now. Parallel splitting is used when the current rayon pool has more
+    /// than one thread.
+    pub fn new(
+        tt: &'a TranspositionTable,
+        evaluator: &'a E,
+        stop: &'a AtomicBool,
+        options: SearchOptions,
+        limits: &Limits,
+        moves_left: u32,
+    ) -> Self {
+        let start = Instant::now();
+        let budget = TimeBudget::from_limits(limits, moves_left);
+        SearchContext {
+            tt,
+            evaluator,
+            stop,
+            options,
+            start,
+            soft_deadline: budget.soft.map(|d| start + d),
+            hard_deadline: budget.hard.map(|d| start + d),
+            node_limit: limits.nodes,
+            depth_limit: limits.depth,
+            nodes: AtomicU64::new(0),
+            parallel: rayon::current_num_threads() > 1,
+            _node: PhantomData,
+        }
+    }
+
+    /// Nodes searched so far by all threads (up to each thread's last report).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    #[inline]
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn splits_at(&self, depth: u32) -> bool {
+        self.parallel
+            && self
+                .options
+                .parallel
+                .interior_split_depth
+                .is_some_and(|d| depth >= d)
+    }
+
+    /// Fixed-depth alpha-beta (PVS) of `node` with window (`alpha`, `beta`): the recursion the
+    /// engine uses, without iterative deepening. Returns a fail-soft score.
+    pub fn alpha_beta(&self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
+        Searcher::new(self).pvs(node, alpha, beta, depth, true)
+    }
+}
+
+/// One thread's part of a search.
+pub(super) struct Searcher<'c, 'a, N, E> {
+    pub(super) ctx: &'c SearchContext<'a, N, E>,
+    pending_nodes: u64,
+}
+
+impl<N, E> Drop for Searcher<'_, '_, N, E> {
+    fn drop(&mut self) {
+        self.ctx
+            .nodes
+            .fetch_add(self.pending_nodes, Ordering::Relaxed);
+    }
+}
+
+impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
+    pub(super) fn new(ctx: &'c SearchContext<'a, N, E>) -> Self {
+        Searcher {
+            ctx,
+            pending_nodes: 0,
+        }
+    }
+
+    #[inline]
+    fn count_node(&mut self) {
+        self.pending_nodes += 1;
+        if self.pending_nodes >= POLL_INTERVAL {
+            self.poll();
+        }
+    }
+
+    /// Publishes the node count and stops the search at the deadline or node limit.
+    fn poll(&mut self) {
+        let total = self
+            .ctx
+            .nodes
+            .fetch_add(self.pending_nodes, Ordering::Relaxed)
+            + self.pending_nodes;
+        self.pending_nodes = 0;
+        let out_of_nodes = self.ctx.node_limit.is_some_and(|limit| total >= limit);
+        let out_of_time = self
+            .ctx
+            .hard_deadline
+            .is_some_and(|deadline| Instant::now() >= deadline);
+        if out_of_nodes || out_of_time {
+            self.ctx.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The value of a node at depth 0: exact if the game is over, else the evaluation.
+    #[inline]
+    fn leaf(&self, node: &N) -> i32 {
+        if node.moves() == 0 && node.pass().moves() == 0 {
+            node.final_score()
+        } else {
+            self.ctx.evaluator.evaluate(node)
+        }
+    }
+
+    /// Principal variation search, fail-soft. `pv` marks nodes on the principal variation,
+    /// searched with an open window; the others get null windows.
+    pub(super) fn pvs(&mut self, node: &N, mut alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
+        self.count_node();
+        if self.ctx.stopped() {
+            return 0;
+        }
+        if depth == 0 {
+            return self.leaf(node);
+        }
+        let moves = node.moves();
+        if moves == 0 {
+            let passed = node.pass();
+            if passed.moves() == 0 {
+                return node.final_score();
+            }
+            return -self.pvs(&passed, -beta, -alpha, depth, pv);
+        }
+        let depth = depth.min(node.moves_left());
+        let key = node.key();
+        let mut table_move = NO_MOVE;
+        if let Some(entry) = self.ctx.tt.probe(key) {
+            table_move = entry.best_move;
+            if u32::from(entry.depth) >= depth {
+                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                if lower >= beta || lower == upper {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+            }
+        }
+
+        let ordering = self.ctx.options.ordering;
+        let mut list = MoveList::new(node, moves, table_move, &ordering);
+        if list.len() > 1 {
+            if let Some(shallow) = ordering.shallow_depth(depth) {
+                list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
+            }
+        }
+
+        let alpha_at_entry = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = NO_MOVE;
+        let mut first = true;
+        while let Some(candidate) = list.next_best() {
+            let score = if first {
+                -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
+            } else {
+                self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
+            };
+            first = false;
+            if score > best {
+                best = score;
+                best_move = candidate.mv;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+            if self.ctx.splits_at(depth) && list.len() > 1 {
+                let rest = list.remaining_sorted();
+                if !rest.is_empty() {
+                    let (score, mv) =
+                        parallel::search_siblings(self.ctx, rest, alpha, beta, depth, pv);
+                    if score > best {
+                        best = score;
+                        best_move = mv;
+                    }
+                }
+                break;
+            }
+        }
+        if self.ctx.stopped() {
+            return 0;
+        }
+        self.ctx
+            .tt
+            .store(key, depth, alpha_at_entry, beta, best, best_move);
+        best
+    }
+
+    /// A move after the first: a null-window test against `alpha`, re-searched with the open
+    /// window on a principal variation node when it lands inside (`alpha`, `beta`).
+    #[inline]
+    pub(super) fn null_window_then_open(
+        &mut self,
+        child: &N,
+        alpha: i32,
+        beta: i32,
+        depth: u32,
+        pv: bool,
+    ) -> i32 {
+        let score = -self.pvs(child, -alpha - 1, -alpha, depth, false);
+        if pv && score > alpha && score < beta {
+            -self.pvs(child, -beta, -alpha, depth, true)
+        } else {
+            score
+        }
+    }
+}
+
+/// A root move during the search.
+#[derive(Clone, Copy)]
+pub(super) struct RootState<N> {
+    pub mv: u8,
+    pub child: N,
+    pub score: i32,
+    pub bound: Bound,
+}
+
+pub(super) fn bound_of(score: i32, alpha: i32, beta: i32) -> Bound {
+    if score <= alpha {
+        Bound::Upper
+    } else if score >= beta {
+        Bound::Lower
+    } else {
+        Bound::Exact
+    }
+}
+
+/// Iterative deepening from `root` until the limits of `ctx`, exactness, or a stop; reports
+/// each completed iteration to `on_progress` and returns the last completed one.
+pub fn search<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    root: &N,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> SearchResult {
+    ctx.tt.new_search();
+    let mut searcher = Searcher::new(ctx);
+    let moves = root.moves();
+    let moves_left = root.moves_left();
+    if moves == 0 {
+        let passed = root.pass();
+        let (score, exact) = if passed.moves() == 0 {
+            (root.final_score(), true)
+        } else {
+            (-searcher.leaf(&passed), false)
+        };
+        drop(searcher);
+        return forced_result(ctx, None, score, exact);
+    }
+    if moves.count_ones() == 1 && ctx.options.answer_forced_at_once {
+        let mv = moves.trailing_zeros() as u8;
+        let score = -searcher.leaf(&root.play(mv as usize));
+        drop(searcher);
+        return forced_result(ctx, Some(mv), score, false);
+    }
+
+    let table_move = ctx.tt.probe(root.key()).map_or(NO_MOVE, |e| e.best_move);
+    let mut list = MoveList::new(root, moves, table_move, &ctx.options.ordering);
+    let mut roots: Vec<RootState<N>> = list
+        .remaining_sorted()
+        .iter()
+        .map(|c| RootState {
+            mv: c.mv,
+            child: c.child,
+            score: -INFINITY,
+            bound: Bound::Upper,
+        })
+        .collect();
+    let max_depth = ctx.depth_limit.unwrap_or(u32::MAX).clamp(1, moves_left);
+    let multi_pv = ctx.options.multi_pv.max(1);
+    let mut result: Option<SearchResult> = None;
+
+    for depth in 1..=max_depth {
+        let previous = result.as_ref().map(|r| r.score);
+        let (mut alpha, mut beta) = match previous {
+            Some(score) if depth > 2 && multi_pv == 1 => {
+                ((score - 4).max(-INFINITY), (score + 4).min(INFINITY))
+            }
+            _ => (-INFINITY, INFINITY),
+        };
+        loop {
+            let best = search_root(&mut searcher, &mut roots, alpha, beta, depth, multi_pv);
+            if ctx.stopped() {
+                break;
+            }
+            if best <= alpha && alpha > -INFINITY {
+                alpha = -INFINITY;
+            } else if best >= beta && beta < INFINITY {
+                beta = INFINITY;
+            } else {
+                break;
+            }
+        }
+        if ctx.stopped() {
+            break;
+        }
+        roots.sort_by_key(|r| std::cmp::Reverse(r.score));
+        let exact = depth >= moves_left;
+        let mut pv = vec![Some(roots[0].mv)];
+        principal_variation(ctx.tt, &roots[0].child, depth - 1, &mut pv);
+        let root_moves: Vec<RootMove> = roots
+            .iter()
+            .map(|r| RootMove {
+                mv: Some(r.mv),
+                score: r.score,
+                bound: r.bound,
+            })
+            .collect();
+        let nodes = ctx.nodes() + searcher.pending_nodes;
+        let progress = Progress {
+            depth,
+            exact,
+            score: roots[0].score,
+            nodes,
+            elapsed: ctx.elapsed(),
+            pv: pv.clone(),
+            root_moves: root_moves.clone(),
+        };
+        on_progress(&progress);
+        result = Some(SearchResult {
+            best_move: Some(roots[0].mv),
+            score: roots[0].score,
+            depth,
+            exact,
+            pv,
+            nodes,
+            elapsed: progress.elapsed,
+            root_moves,
+        });
+        if exact || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    drop(searcher);
+    let mut result = result.unwrap_or_else(|| {
+        // Stopped before the first iteration ended: fall back on the ordering's choice.
+        let fallback = roots[0];
+        SearchResult {
+            best_move: Some(fallback.mv),
+            score: -ctx.evaluator.evaluate(&fallback.child).clamp(-64, 64),
+            depth: 0,
+            exact: false,
+            pv: vec![Some(fallback.mv)],
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            root_moves: Vec::new(),
+        }
+    });
+    result.nodes = ctx.nodes();
+    result.elapsed = ctx.elapsed();
+    result
+}
+
+fn forced_result<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    mv: Option<u8>,
+    score: i32,
+    exact: bool,
+) -> SearchResult {
+    SearchResult {
+        best_move: mv,
+        score,
+        depth: 0,
+        exact,
+        pv: vec![mv],
+        nodes: ctx.nodes(),
+        elapsed: ctx.elapsed(),
+        root_moves: vec![RootMove {
+            mv,
+            score,
+            bound: Bound::Exact,
+        }],
+    }
+}
+
+/// One iteration over the root moves with window (`alpha`, `beta`). The first `multi_pv` moves
+/// get open windows; later moves are tested against the `multi_pv`-th best score so far.
+fn search_root<N: SearchNode, E: Evaluator<N>>(
+    searcher: &mut Searcher<'_, '_, N, E>,
+    roots: &mut [RootState<N>],
+    alpha: i32,
+    beta: i32,
+    depth: u32,
+    multi_pv: usize,
+) -> i32 {
+    let ctx = searcher.ctx;
+    let mut best = -INFINITY;
+    let split = ctx.parallel && ctx.options.parallel.root_split && multi_pv == 1;
+    for i in 0..roots.len() {
+        if split && i == 1 {
+            let floor = alpha.max(best);
+            let rest = parallel::search_root_moves(ctx, &mut roots[1..], floor, beta, depth);
+            return best.max(rest);
+        }
+        let floor = if i < multi_pv {
+            alpha
+        } else {
+            let mut searched: Vec<i32> = roots[..i].iter().map(|r| r.score).collect();
+            searched.sort_unstable_by(|a, b| b.cmp(a));
+            alpha.max(searched[multi_pv - 1])
+        };
+        let root = &mut roots[i];
+        let score = if i < multi_pv {
+            -searcher.pvs(&root.child, -beta, -floor, depth - 1, true)
+        } else {
+            searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true)
+        };
+        if ctx.stopped() {
+            return best;
+        }
+        root.score = score;
+        root.bound = bound_of(score, floor, beta);
+        best = best.max(score);
+        if score >= beta {
+            for later in roots[i + 1..].iter_mut() {
+                later.score = -INFINITY;
+                later.bound = Bound::Upper;
+            }
+            break;
+        }
+    }
+    best
+}
+
+/// Extends `pv` with the table's best moves from `node`, checked for legality.
+fn principal_variation<N: SearchNode>(
+    tt: &TranspositionTable,
+    node: &N,
+    plies: u32,
+    pv: &mut Vec<Option<u8>>,
+) {
+    let mut node = *node;
+    let mut remaining = plies;
+    while remaining > 0 && pv.len() < 64 {
+        let moves = node.moves();
+        if moves == 0 {
+            let passed = node.pass();
+            if passed.moves() == 0 {
+                break;
+            }
+            pv.push(None);
+            node = passed;
+            continue;
+        }
+        match tt.probe(node.key()) {
+            Some(entry) if entry.best_move < 64 && moves >> entry.best_move & 1 == 1 => {
+                pv.push(Some(entry.best_move));
+                node = node.play(usize::from(entry.best_move));
+                remaining -= 1;
+            }
+            _ => break,
+        }
+    }
+}

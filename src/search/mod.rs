@@ -1,0 +1,93 @@
+//! The search: iterative-deepening principal variation search over a [`SearchNode`], with a
+//! shared transposition table, move ordering, parallel splitting on a rayon pool and time
+//! control. It knows nothing of protocols: callers give [`Limits`] and get a [`SearchResult`]
+//! back, with progress reported through a callback.
+
+mod midgame;
+mod node;
+mod ordering;
+mod parallel;
+pub mod time;
+pub mod tt;
+
+pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions};
+pub use node::SearchNode;
+pub use ordering::OrderingOptions;
+pub use time::{GameClock, TimeBudget};
+pub use tt::TranspositionTable;
+
+use std::time::Duration;
+
+/// Scores are discs for the side to move; no real score reaches this.
+pub const INFINITY: i32 = 127;
+
+/// When a search should stop. Every limit given applies; with none, it searches until exact
+/// or stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Time for this move.
+    pub move_time: Option<Duration>,
+    /// The game clock of the side to move.
+    pub clock: Option<GameClock>,
+    /// Stop after about this many nodes.
+    pub nodes: Option<u64>,
+}
+
+/// Whether a score is exact or only a bound, and what kind of proof it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The value at the searched depth (exact game value when the result is exact).
+    Exact,
+    /// The true value is at most this.
+    Upper,
+    /// The true value is at least this.
+    Lower,
+}
+
+/// A root move with what the last iteration learned of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RootMove {
+    /// The move number (Othello: the square), or `None` for a pass.
+    pub mv: Option<u8>,
+    pub score: i32,
+    pub bound: Bound,
+}
+
+/// Progress of a running search, reported after each completed iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    pub depth: u32,
+    /// Whether the score is the exact game value (the search reached the end of the game).
+    pub exact: bool,
+    pub score: i32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Principal variation as move numbers, `None` for a pass.
+    pub pv: Vec<Option<u8>>,
+    /// Root moves, best first, as far as the iteration knows them.
+    pub root_moves: Vec<RootMove>,
+}
+
+impl Progress {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        (self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-6)) as u64
+    }
+}
+
+/// The outcome of a search: the last completed iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play: a move number, or `None` to pass (or when the game is over).
+    pub best_move: Option<u8>,
+    pub score: i32,
+    pub depth: u32,
+    pub exact: bool,
+    pub pv: Vec<Option<u8>>,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Every root move with its score (bounds for moves proven worse), best first.
+    pub root_moves: Vec<RootMove>,
+}

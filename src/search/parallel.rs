@@ -1,0 +1,95 @@
+//! Parallel search on the rayon pool the search runs in: the moves after the first (the
+//! "young brothers") are searched side by side, sharing the best bound through an atomic; a
+//! fail high ends the split, and a move that beats the bound on a principal variation node is
+//! re-searched with the open window.
+
+use super::midgame::{bound_of, RootState, SearchContext, Searcher};
+use super::node::SearchNode;
+use super::ordering::Candidate;
+use super::INFINITY;
+use crate::eval::Evaluator;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+
+/// Packs a score and move so that the larger score (then the larger move) compares larger.
+fn pack(score: i32, mv: u8) -> u32 {
+    ((score + 1024) as u32) << 8 | u32::from(mv)
+}
+
+fn unpack(packed: u32) -> (i32, u8) {
+    ((packed >> 8) as i32 - 1024, packed as u8)
+}
+
+/// Searches `siblings` of a node of `depth` in parallel after its first move raised the bound
+/// to `alpha`; returns the best score and move among them (fail-soft).
+pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    siblings: &[Candidate<N>],
+    alpha: i32,
+    beta: i32,
+    depth: u32,
+    pv: bool,
+) -> (i32, u8) {
+    let shared_alpha = AtomicI32::new(alpha);
+    let best = AtomicU32::new(pack(-INFINITY, siblings[0].mv));
+    let _ = siblings.par_iter().try_for_each_init(
+        || Searcher::new(ctx),
+        |searcher, candidate| {
+            let floor = shared_alpha.load(Ordering::Relaxed);
+            if floor >= beta || ctx.stopped() {
+                return Err(());
+            }
+            let score =
+                searcher.null_window_then_open(&candidate.child, floor, beta, depth - 1, pv);
+            if ctx.stopped() {
+                return Err(());
+            }
+            best.fetch_max(pack(score, candidate.mv), Ordering::Relaxed);
+            shared_alpha.fetch_max(score, Ordering::Relaxed);
+            if score >= beta {
+                Err(())
+            } else {
+                Ok(())
+            }
+        },
+    );
+    unpack(best.load(Ordering::Relaxed))
+}
+
+/// Searches the root moves after the first in parallel against the bound `alpha` set by the
+/// first; fills in each move's score and bound and returns the best score among them.
+pub(super) fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    roots: &mut [RootState<N>],
+    alpha: i32,
+    beta: i32,
+    depth: u32,
+) -> i32 {
+    let shared_alpha = AtomicI32::new(alpha);
+    for root in roots.iter_mut() {
+        root.score = -INFINITY;
+        root.bound = super::Bound::Upper;
+    }
+    let _ = roots.par_iter_mut().try_for_each_init(
+        || Searcher::new(ctx),
+        |searcher, root| {
+            let floor = shared_alpha.load(Ordering::Relaxed);
+            if floor >= beta || ctx.stopped() {
+                return Err(());
+            }
+            let score = searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true);
+            if ctx.stopped() {
+                return Err(());
+            }
+            root.score = score;
+            root.bound = bound_of(score, floor, beta);
+            shared_alpha.fetch_max(score, Ordering::Relaxed);
+            if score >= beta {
+                Err(())
+            } else {
+                Ok(())
+            }
+        },
+    );
+    roots.iter().map(|r| r.score).max().unwrap_or(-INFINITY)
+}

@@ -1,0 +1,212 @@
+//! The transposition table, shared by all search threads without locks: each entry is two
+//! atomics, the data word and the key XOR the data (Hyatt's lockless hashing), so a torn write
+//! from two threads fails verification instead of returning a wrong entry. Entries live in
+//! buckets of four (one cache line) with depth- and age-aware replacement.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// No best move recorded.
+pub const NO_MOVE: u8 = 0xFF;
+
+/// What the search learned about a position: bounds on its score at a depth, and a best move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtEntry {
+    pub depth: u8,
+    pub lower: i8,
+    pub upper: i8,
+    pub best_move: u8,
+}
+
+impl TtEntry {
+    fn pack(self, generation: u8) -> u64 {
+        u64::from(self.best_move)
+            | u64::from(self.depth) << 8
+            | u64::from(self.lower as u8) << 16
+            | u64::from(self.upper as u8) << 24
+            | u64::from(generation) << 32
+    }
+
+    fn unpack(data: u64) -> (TtEntry, u8) {
+        (
+            TtEntry {
+                best_move: data as u8,
+                depth: (data >> 8) as u8,
+                lower: (data >> 16) as u8 as i8,
+                upper: (data >> 24) as u8 as i8,
+            },
+            (data >> 32) as u8,
+        )
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket([Slot; 4]);
+
+/// A lock-free table of [`TtEntry`] keyed by 64-bit position hashes.
+pub struct TranspositionTable {
+    buckets: Box<[Bucket]>,
+    mask: usize,
+    generation: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// A table using at most `mib` mebibytes (at least one bucket), rounded down to a power of two.
+    pub fn new(mib: usize) -> TranspositionTable {
+        let bytes = mib.max(1).saturating_mul(1 << 20);
+        let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        let buckets = (0..count).map(|_| Bucket::default()).collect();
+        TranspositionTable {
+            buckets,
+            mask: count - 1,
+            generation: AtomicU8::new(0),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
+    /// Forgets everything (a new game).
+    pub fn clear(&self) {
+        for slot in self.buckets.iter().flat_map(|b| &b.0) {
+            slot.data.store(0, Ordering::Relaxed);
+            slot.check.store(0, Ordering::Relaxed);
+        }
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search: older entries become preferred victims for replacement.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        &self.buckets[(key as usize) & self.mask]
+    }
+
+    /// The entry for `key`, if present.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        for slot in &self.bucket(key).0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            if slot.check.load(Ordering::Relaxed) ^ data == key && data != 0 {
+                return Some(TtEntry::unpack(data).0);
+            }
+        }
+        None
+    }
+
+    /// Stores what a search of `depth` found: `score` within the window (`alpha`, `beta`)
+    /// bounds the true value from above (fail low), from below (fail high), or is exact.
+    #[inline]
+    pub fn store(&self, key: u64, depth: u32, alpha: i32, beta: i32, score: i32, best_move: u8) {
+        let depth = depth.min(u8::MAX as u32) as u8;
+        let score = score.clamp(-64, 64) as i8;
+        let (mut lower, mut upper) = (-64i8, 64i8);
+        if i32::from(score) > alpha {
+            lower = score;
+        }
+        if i32::from(score) < beta {
+            upper = score;
+        }
+        let generation = self.generation.load(Ordering::Relaxed);
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.0[0];
+        let mut victim_worth = i32::MAX;
+        for slot in &bucket.0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            if data == 0 {
+                victim = slot;
+                break;
+            }
+            let (old, old_generation) = TtEntry::unpack(data);
+            if slot.check.load(Ordering::Relaxed) ^ data == key {
+                if old.depth == depth {
+                    lower = lower.max(old.lower);
+                    upper = upper.min(old.upper);
+                    if lower > upper {
+                        (lower, upper) = (score, score);
+                    }
+                } else if old.depth > depth {
+                    return;
+                }
+                let best_move = if best_move == NO_MOVE {
+                    old.best_move
+                } else {
+                    best_move
+                };
+                write(
+                    slot,
+                    key,
+                    TtEntry {
+                        depth,
+                        lower,
+                        upper,
+                        best_move,
+                    },
+                    generation,
+                );
+                return;
+            }
+            let age = generation.wrapping_sub(old_generation) as i32;
+            let worth = i32::from(old.depth) - 8 * age;
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = slot;
+            }
+        }
+        write(
+            victim,
+            key,
+            TtEntry {
+                depth,
+                lower,
+                upper,
+                best_move,
+            },
+            generation,
+        );
+    }
+}
+
+#[inline]
+fn write(slot: &Slot, key: u64, entry: TtEntry, generation: u8) {
+    let data = entry.pack(generation) | 1 << 40;
+    slot.data.store(data, Ordering::Relaxed);
+    slot.check.store(key ^ data, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_bounds_and_merges_them() {
+        let tt = TranspositionTable::new(1);
+        assert_eq!(tt.probe(42), None);
+        tt.store(42, 5, -10, 10, 12, 19);
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.lower, e.upper, e.best_move, e.depth), (12, 64, 19, 5));
+        tt.store(42, 5, 20, 30, 15, NO_MOVE);
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.lower, e.upper, e.best_move), (12, 15, 19));
+        tt.store(42, 3, -64, 64, 0, 1);
+        assert_eq!(
+            tt.probe(42).unwrap().depth,
+            5,
+            "a shallower result does not replace"
+        );
+        tt.store(42, 7, -64, 64, -3, 2);
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.lower, e.upper, e.depth, e.best_move), (-3, -3, 7, 2));
+    }
+}

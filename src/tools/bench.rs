@@ -1,0 +1,113 @@
+//! `oxello bench`: searches a fixed set of midgame positions to a fixed depth with a fresh
+//! table each, and reports the total nodes (a signature of the search's behaviour with one
+//! thread), the speed, and the effective branching factor per iteration.
+
+use crate::board::Position;
+use crate::engine::{Engine, EngineOptions};
+use crate::notation::parse_transcript;
+use crate::search::{Limits, SearchOptions};
+use std::time::Duration;
+
+/// Twelve positions from tournament games (WTHOR 2020), 20 to 36 plies in.
+pub const BENCH_TRANSCRIPTS: [&str; 12] = [
+    "f5f6e6f4g5e7f7d6f3g6d8h5e3g4h3h4d3h2c3e8",
+    "f5d6c5f4e3c6e6f7g4b5e7f6g5g6c7c3d7d3f8c8a5f3",
+    "f5d6c5f4d3f6e6c4e3c6b4f3b5e2f2f1e7d2d7c2g6f7g5h6",
+    "f5f6e6f4e3d6c4f3g3c3c5d3c6e2d2e1g5h3g4h6f2f1c7c2e7b4",
+    "f5f6e6f4e3c5c4e7c6e2f3f2g5g4g6d6h3h5h4h2h6h7d2d3c7d7c3g3",
+    "f5d6c3d3c4f4e3f3g3f2g4e2d2g6f6g5e6c1c7h5d1e1h4h6g1f1b1h3g7d7",
+    "f5f6e6f4e3d2g5e7f7d6c5g6d3c6e2f3c4d7d1f8c7c3f2e1f1c2e8g4g3h3b4c1",
+    "f5d6c3d3c4f4c5b3c2b4e3d2b5c6d1e2b6f3e1a5d7f2a3a4a6e7e6d8c7f6c8f7e8f8",
+    "f5d6c3d3c4f4c5b4e3e6b6c6b5f3a4e2g4g3e1f6g5a6f2d2c2a5a7d1c1a3a2b3f7h4h2h5",
+    "f5d6c5f6e6b4c6e7d7d8c7f7c3b5g6c8c4b3b6a6a4a3a2h6",
+    "f5f6e6f4d3e7f3e3g5g6g4h3h5h6g3h4d7d6e8c4c3c5b5f7c7c6b4b6",
+    "f5d6c3d3c4b3c6f4e6c5e3f3g3g4h3h5b5g6f2f6d2e2e1c1d1c2b1e7b4g1h4g5",
+];
+
+/// The bench positions.
+pub fn bench_positions() -> Vec<Position> {
+    BENCH_TRANSCRIPTS
+        .iter()
+        .map(|t| {
+            parse_transcript(t, &Position::START)
+                .expect("bench transcripts are legal")
+                .1
+        })
+        .collect()
+}
+
+/// What one bench position took.
+#[derive(Clone, Debug)]
+pub struct BenchLine {
+    pub score: i32,
+    pub best_move: Option<u8>,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Nodes of each completed iteration (cumulative at the end of iteration d, index d-1).
+    pub nodes_per_iteration: Vec<u64>,
+}
+
+/// Searches every bench position to `depth` with a fresh engine of `options` and `search`.
+pub fn run_bench(
+    options: EngineOptions,
+    depth: u32,
+    search: SearchOptions,
+    mut on_line: impl FnMut(usize, &BenchLine),
+) -> anyhow::Result<Vec<BenchLine>> {
+    let mut engine = Engine::new(options)?;
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let mut lines = Vec::new();
+    for (i, position) in bench_positions().into_iter().enumerate() {
+        engine.new_game(position);
+        let mut per_iteration = Vec::new();
+        let result = engine.search(&limits, search, &mut |p| per_iteration.push(p.nodes));
+        let line = BenchLine {
+            score: result.score,
+            best_move: result.best_move,
+            nodes: result.nodes,
+            elapsed: result.elapsed,
+            nodes_per_iteration: per_iteration,
+        };
+        on_line(i, &line);
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+/// Effective branching factor of each iteration d >= 2: the geometric mean over positions of
+/// (nodes of iteration d) / (nodes of iteration d-1), each iteration's own nodes.
+pub fn branching_factors(lines: &[BenchLine]) -> Vec<(u32, f64)> {
+    let deepest = lines
+        .iter()
+        .map(|l| l.nodes_per_iteration.len())
+        .min()
+        .unwrap_or(0);
+    (2..=deepest)
+        .filter_map(|d| {
+            let logs: Vec<f64> = lines
+                .iter()
+                .filter_map(|l| {
+                    let own = |k: usize| {
+                        l.nodes_per_iteration[k - 1]
+                            - if k >= 2 {
+                                l.nodes_per_iteration[k - 2]
+                            } else {
+                                0
+                            }
+                    };
+                    let (this, before) = (own(d), own(d - 1));
+                    (this > 0 && before > 0).then(|| (this as f64 / before as f64).ln())
+                })
+                .collect();
+            (!logs.is_empty()).then(|| {
+                (
+                    d as u32,
+                    (logs.iter().sum::<f64>() / logs.len() as f64).exp(),
+                )
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,265 @@
+//! The search against outside truth: the textbook alpha-beta example, plain minimax on random
+//! positions, serial against parallel, and time and stop limits.
+
+mod common;
+
+use common::{playout, pseudo_random_bytes};
+use oxello::board::Board;
+use oxello::engine::{Engine, EngineOptions};
+use oxello::eval::{Evaluator, SimpleEvaluator};
+use oxello::search::{
+    self, Limits, SearchContext, SearchNode, SearchOptions, TranspositionTable, INFINITY,
+};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A node of an endless binary tree, numbered like a heap (children of i: 2i+1, 2i+2).
+#[derive(Clone, Copy, Debug)]
+struct TreeNode {
+    index: usize,
+    ply: u32,
+}
+
+impl SearchNode for TreeNode {
+    fn moves(&self) -> u64 {
+        0b11
+    }
+    fn play(&self, mv: usize) -> TreeNode {
+        TreeNode {
+            index: 2 * self.index + 1 + mv,
+            ply: self.ply + 1,
+        }
+    }
+    fn pass(&self) -> TreeNode {
+        unreachable!("a tree node always has moves")
+    }
+    fn final_score(&self) -> i32 {
+        unreachable!("the tree never ends")
+    }
+    fn key(&self) -> u64 {
+        (self.index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    fn moves_left(&self) -> u32 {
+        64
+    }
+    fn ordering_hint(&self, _mv: usize, _child: &TreeNode) -> i32 {
+        0
+    }
+}
+
+/// Leaf values at depth 3 from the maximiser's (root's) point of view, left to right; counts
+/// which leaves the search evaluated.
+struct TreeLeaves {
+    values: [i32; 8],
+    evaluated: Mutex<Vec<i32>>,
+}
+
+impl Evaluator<TreeNode> for TreeLeaves {
+    fn evaluate(&self, node: &TreeNode) -> i32 {
+        assert_eq!(node.ply, 3, "only the leaves at depth 3 are evaluated");
+        let value = self.values[node.index - 7];
+        self.evaluated.lock().unwrap().push(value);
+        // Three plies down the minimiser is to move: negamax scores are for the side to move.
+        -value
+    }
+}
+
+#[test]
+fn textbook_tree_gives_five_and_prunes_three_leaves() {
+    let leaves = TreeLeaves {
+        values: [3, 5, 6, 9, 1, 2, 0, -1],
+        evaluated: Mutex::new(Vec::new()),
+    };
+    let tt = TranspositionTable::new(1);
+    let stop = AtomicBool::new(false);
+    let root = TreeNode { index: 0, ply: 0 };
+    let ctx = SearchContext::new(
+        &tt,
+        &leaves,
+        &stop,
+        SearchOptions::default(),
+        &Limits::default(),
+        64,
+    );
+    assert_eq!(ctx.alpha_beta(&root, -INFINITY, INFINITY, 3), 5);
+    let evaluated = leaves.evaluated.lock().unwrap();
+    for pruned in [9, 0, -1] {
+        assert!(
+            !evaluated.contains(&pruned),
+            "leaf {pruned} was evaluated: {evaluated:?}"
+        );
+    }
+    for seen in [3, 5, 6, 1, 2] {
+        assert!(
+            evaluated.contains(&seen),
+            "leaf {seen} was never evaluated: {evaluated:?}"
+        );
+    }
+}
+
+/// Plain negamax: no pruning, no table, the same leaf rule and pass rule as the engine.
+fn minimax(board: &Board, depth: u32, eval: &SimpleEvaluator) -> i32 {
+    let moves = board.moves();
+    if moves == 0 && board.opponent_moves() == 0 {
+        return board.final_score();
+    }
+    if depth == 0 {
+        return eval.evaluate(board);
+    }
+    if moves == 0 {
+        return -minimax(&board.pass(), depth, eval);
+    }
+    oxello::board::Squares(moves)
+        .map(|sq| -minimax(&SearchNode::play(board, sq), depth - 1, eval))
+        .max()
+        .unwrap()
+}
+
+fn random_boards(count: u64) -> Vec<Board> {
+    (0..count)
+        .map(|seed| {
+            let bytes = pseudo_random_bytes(seed * 7919 + 17, 60);
+            let plies = 4 + (bytes[0] as usize % 54);
+            playout(&bytes[1..plies.min(59)])
+        })
+        .collect()
+}
+
+#[test]
+fn pvs_with_table_equals_plain_minimax() {
+    let eval = SimpleEvaluator;
+    let stop = AtomicBool::new(false);
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut compared = 0;
+    for board in random_boards(240) {
+        for depth in 1..=5 {
+            let expected = minimax(&board, depth, &eval);
+            let tt = TranspositionTable::new(1);
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            let options = SearchOptions {
+                answer_forced_at_once: false,
+                ..SearchOptions::default()
+            };
+            single.install(|| {
+                let ctx =
+                    SearchContext::new(&tt, &eval, &stop, options, &limits, board.empty_count());
+                assert_eq!(
+                    ctx.alpha_beta(&board, -INFINITY, INFINITY, depth),
+                    expected,
+                    "{board:?} depth {depth}"
+                );
+            });
+            let tt = TranspositionTable::new(1);
+            let result = single.install(|| {
+                let ctx =
+                    SearchContext::new(&tt, &eval, &stop, options, &limits, board.empty_count());
+                search::search(&ctx, &board, &mut |_| {})
+            });
+            if board.moves() != 0 {
+                let deepest = depth.min(board.empty_count());
+                assert_eq!(result.depth, deepest);
+                assert_eq!(
+                    result.score,
+                    minimax(&board, deepest, &eval),
+                    "{board:?} iterative depth {depth}"
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 240 * 5);
+}
+
+#[test]
+fn parallel_search_equals_serial() {
+    let boards = random_boards(24);
+    for board in boards
+        .iter()
+        .filter(|b| b.moves().count_ones() > 1 && b.empty_count() > 12)
+    {
+        let mut scores = Vec::new();
+        for threads in [1, 2, 4] {
+            let mut engine = Engine::new(EngineOptions {
+                threads,
+                hash_mib: 16,
+            })
+            .unwrap();
+            engine.new_game(oxello::Position {
+                board: *board,
+                side_to_move: oxello::Color::Black,
+            });
+            let limits = Limits {
+                depth: Some(8),
+                ..Limits::default()
+            };
+            let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+            assert!(board.moves() >> result.best_move.unwrap() & 1 == 1);
+            scores.push(result.score);
+        }
+        assert!(
+            scores.iter().all(|&s| s == scores[0]),
+            "{board:?}: {scores:?} for 1, 2, 4 threads"
+        );
+    }
+}
+
+#[test]
+fn a_timed_search_returns_a_legal_move_in_time() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 2,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let limits = Limits {
+        move_time: Some(Duration::from_millis(300)),
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "a 300 ms search took {took:?}"
+    );
+    assert!(oxello::Board::START.moves() >> result.best_move.unwrap() & 1 == 1);
+    assert!(result.depth >= 1);
+}
+
+#[test]
+fn a_stop_request_ends_an_infinite_search_promptly() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 2,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let stop = engine.stop_flag();
+    let stopper = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            let at = Instant::now();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            at
+        })
+    };
+    let result = engine.search(&Limits::default(), SearchOptions::default(), &mut |_| {});
+    let returned = Instant::now();
+    let stopped_at = stopper.join().unwrap();
+    let delay = returned.duration_since(stopped_at);
+    assert!(
+        delay < Duration::from_millis(500),
+        "stopping took {delay:?}"
+    );
+    assert!(
+        !result.exact,
+        "the start position cannot be solved in 200 ms"
+    );
+    assert!(oxello::Board::START.moves() >> result.best_move.unwrap() & 1 == 1);
+}
