@@ -9,6 +9,7 @@ use oxello::notation::format_move;
 use oxello::search::{OrderingOptions, ParallelOptions, SearchOptions};
 use oxello::tools::bench::{branching_factors, run_bench};
 use oxello::tools::perft::{perft, perft_parallel, PassCounting};
+use oxello::tools::solve::{first_number, format_row, header, solve_suite};
 use oxello::{Board, Move};
 
 #[derive(Parser)]
@@ -34,6 +35,20 @@ enum Command {
         /// Worker threads (1 = single-threaded).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+    },
+    /// Solve every position of an OBF suite exactly and compare with the listed scores.
+    Solve {
+        /// The OBF file (e.g. ../shared/data/fforum-40-59.obf).
+        file: std::path::PathBuf,
+        /// Search threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Prove only win, loss or draw.
+        #[arg(long)]
+        wld: bool,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 256)]
+        hash: usize,
     },
     /// Search fixed positions to a fixed depth; the node total is a signature of the search.
     Bench {
@@ -73,6 +88,26 @@ fn main() -> Result<()> {
             no_pass_ply,
             threads,
         }) => run_perft(depth, no_pass_ply, threads),
+        Some(Command::Solve {
+            file,
+            threads,
+            wld,
+            hash,
+        }) => {
+            let threads = threads.unwrap_or(EngineOptions::default().threads);
+            let all_right = run_solve(
+                &file,
+                EngineOptions {
+                    threads,
+                    hash_mib: hash,
+                },
+                wld,
+            )?;
+            if !all_right {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Some(Command::Bench {
             depth,
             threads,
@@ -171,4 +206,34 @@ fn run_bench_command(options: EngineOptions, depth: u32, search: SearchOptions) 
     println!("time {seconds:.3} s");
     println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
     Ok(())
+}
+
+/// Solves an OBF file, printing the table; true when every score agrees with the file.
+fn run_solve(file: &std::path::Path, options: EngineOptions, wld: bool) -> Result<bool> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let entries = oxello::notation::parse_obf_file(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let name = file
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let bar = indicatif::ProgressBar::new(entries.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} solved, {elapsed} {msg}")
+            .expect("the progress template is valid"),
+    );
+    println!("{}", header());
+    let solved = solve_suite(&entries, first_number(&name), options, wld, |line| {
+        bar.suspend(|| println!("{}", format_row(line)));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
+    let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();
+    let right = solved.iter().filter(|s| s.ok).count();
+    println!(
+        "total: {right}/{} right, {nodes} nodes, {seconds:.3} s, {:.0} nps",
+        solved.len(),
+        nodes as f64 / seconds.max(1e-9)
+    );
+    Ok(right == solved.len())
 }

@@ -166,6 +166,10 @@ fn pvs_with_table_equals_plain_minimax() {
                 let deepest = depth.min(board.empty_count());
                 assert_eq!(result.depth, deepest);
                 assert_eq!(
+                    result.proof == oxello::search::Proof::Exact,
+                    deepest == board.empty_count()
+                );
+                assert_eq!(
                     result.score,
                     minimax(&board, deepest, &eval),
                     "{board:?} iterative depth {depth}"
@@ -257,8 +261,9 @@ fn a_stop_request_ends_an_infinite_search_promptly() {
         delay < Duration::from_millis(500),
         "stopping took {delay:?}"
     );
-    assert!(
-        !result.exact,
+    assert_eq!(
+        result.proof,
+        oxello::search::Proof::Heuristic,
         "the start position cannot be solved in 200 ms"
     );
     assert!(oxello::Board::START.moves() >> result.best_move.unwrap() & 1 == 1);

@@ -5,12 +5,14 @@ mod flips;
 mod hash;
 mod moves;
 mod position;
+mod stability;
 mod symmetry;
 
 pub use flips::{flips, flips_portable};
 pub use hash::hash_key;
 pub use moves::{legal_moves, legal_moves_portable};
 pub use position::{IllegalMove, Move, Position};
+pub use stability::stable_discs;
 pub use symmetry::Symmetry;
 
 #[cfg(target_arch = "x86_64")]
@@ -154,6 +156,16 @@ impl Board {
     /// Whether the discs overlap (an impossible board).
     pub fn is_valid(&self) -> bool {
         self.player & self.opponent == 0
+    }
+
+    /// Discs of the side to move that can never be flipped (a sound subset).
+    pub fn stable_player_discs(&self) -> u64 {
+        stable_discs(self.player, self.player | self.opponent)
+    }
+
+    /// Discs of the other side that can never be flipped (a sound subset).
+    pub fn stable_opponent_discs(&self) -> u64 {
+        stable_discs(self.opponent, self.player | self.opponent)
     }
 
     /// The same board transformed by one of the 8 symmetries of the square.

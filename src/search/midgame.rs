@@ -9,7 +9,7 @@ use super::ordering::{MoveList, OrderingOptions};
 use super::parallel;
 use super::time::TimeBudget;
 use super::tt::{TranspositionTable, NO_MOVE};
-use super::{Bound, Limits, Progress, RootMove, SearchResult, INFINITY};
+use super::{Bound, Limits, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,6 +46,8 @@ pub struct SearchOptions {
     pub multi_pv: usize,
     /// Answer a single legal move or a pass at once, without searching.
     pub answer_forced_at_once: bool,
+    /// At the end of the game, prove only win, loss or draw (faster than the exact score).
+    pub win_loss_draw: bool,
 }
 
 impl Default for SearchOptions {
@@ -55,6 +57,7 @@ impl Default for SearchOptions {
             parallel: ParallelOptions::default(),
             multi_pv: 1,
             answer_forced_at_once: true,
+            win_loss_draw: false,
         }
     }
 }
@@ -121,6 +124,11 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// Whether the search runs on more than one thread.
+    pub(super) fn parallel(&self) -> bool {
+        self.parallel
+    }
+
     pub(super) fn splits_at(&self, depth: u32) -> bool {
         self.parallel
             && self
@@ -137,8 +145,8 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     }
 }
 
-/// One thread's part of a search.
-pub(super) struct Searcher<'c, 'a, N, E> {
+/// One thread's part of a search: the shared context and the nodes it has not reported yet.
+pub struct Searcher<'c, 'a, N, E> {
     pub(super) ctx: &'c SearchContext<'a, N, E>,
     pending_nodes: u64,
 }
@@ -160,7 +168,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     }
 
     #[inline]
-    fn count_node(&mut self) {
+    pub(super) fn count_node(&mut self) {
         self.pending_nodes += 1;
         if self.pending_nodes >= POLL_INTERVAL {
             self.poll();
@@ -214,6 +222,11 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             return -self.pvs(&passed, -beta, -alpha, depth, pv);
         }
         let depth = depth.min(node.moves_left());
+        if depth == node.moves_left() && beta == alpha + 1 {
+            if let Some(score) = N::solve_null_window(self, node, alpha) {
+                return score;
+            }
+        }
         let key = node.key();
         let mut table_move = NO_MOVE;
         if let Some(entry) = self.ctx.tt.probe(key) {
@@ -332,19 +345,19 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let moves_left = root.moves_left();
     if moves == 0 {
         let passed = root.pass();
-        let (score, exact) = if passed.moves() == 0 {
-            (root.final_score(), true)
+        let (score, proof) = if passed.moves() == 0 {
+            (root.final_score(), Proof::Exact)
         } else {
-            (-searcher.leaf(&passed), false)
+            (-searcher.leaf(&passed), Proof::Heuristic)
         };
         drop(searcher);
-        return forced_result(ctx, None, score, exact);
+        return forced_result(ctx, None, score, proof);
     }
     if moves.count_ones() == 1 && ctx.options.answer_forced_at_once {
         let mv = moves.trailing_zeros() as u8;
         let score = -searcher.leaf(&root.play(mv as usize));
         drop(searcher);
-        return forced_result(ctx, Some(mv), score, false);
+        return forced_result(ctx, Some(mv), score, Proof::Heuristic);
     }
 
     let table_move = ctx.tt.probe(root.key()).map_or(NO_MOVE, |e| e.best_move);
@@ -362,10 +375,15 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let max_depth = ctx.depth_limit.unwrap_or(u32::MAX).clamp(1, moves_left);
     let multi_pv = ctx.options.multi_pv.max(1);
     let mut result: Option<SearchResult> = None;
+    let win_loss_draw = ctx.options.win_loss_draw;
 
-    for depth in 1..=max_depth {
+    let mut depth = 0;
+    while depth < max_depth {
+        depth = next_depth(depth, max_depth, moves_left);
+        let to_the_end = depth >= moves_left;
         let previous = result.as_ref().map(|r| r.score);
         let (mut alpha, mut beta) = match previous {
+            _ if to_the_end && win_loss_draw => (-1, 1),
             Some(score) if depth > 2 && multi_pv == 1 => {
                 ((score - 4).max(-INFINITY), (score + 4).min(INFINITY))
             }
@@ -373,7 +391,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         };
         loop {
             let best = search_root(&mut searcher, &mut roots, alpha, beta, depth, multi_pv);
-            if ctx.stopped() {
+            if ctx.stopped() || (to_the_end && win_loss_draw) {
                 break;
             }
             if best <= alpha && alpha > -INFINITY {
@@ -388,7 +406,11 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             break;
         }
         roots.sort_by_key(|r| std::cmp::Reverse(r.score));
-        let exact = depth >= moves_left;
+        let proof = match (to_the_end, win_loss_draw) {
+            (false, _) => Proof::Heuristic,
+            (true, false) => Proof::Exact,
+            (true, true) => Proof::WinLossDraw,
+        };
         let mut pv = vec![Some(roots[0].mv)];
         principal_variation(ctx.tt, &roots[0].child, depth - 1, &mut pv);
         let root_moves: Vec<RootMove> = roots
@@ -402,7 +424,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let nodes = ctx.nodes() + searcher.pending_nodes;
         let progress = Progress {
             depth,
-            exact,
+            proof,
             score: roots[0].score,
             nodes,
             elapsed: ctx.elapsed(),
@@ -414,13 +436,13 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             best_move: Some(roots[0].mv),
             score: roots[0].score,
             depth,
-            exact,
+            proof,
             pv,
             nodes,
             elapsed: progress.elapsed,
             root_moves,
         });
-        if exact || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+        if to_the_end || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
     }
@@ -432,7 +454,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             best_move: Some(fallback.mv),
             score: -ctx.evaluator.evaluate(&fallback.child).clamp(-64, 64),
             depth: 0,
-            exact: false,
+            proof: Proof::Heuristic,
             pv: vec![Some(fallback.mv)],
             nodes: 0,
             elapsed: Duration::ZERO,
@@ -448,13 +470,13 @@ fn forced_result<N: SearchNode, E: Evaluator<N>>(
     ctx: &SearchContext<'_, N, E>,
     mv: Option<u8>,
     score: i32,
-    exact: bool,
+    proof: Proof,
 ) -> SearchResult {
     SearchResult {
         best_move: mv,
         score,
         depth: 0,
-        exact,
+        proof,
         pv: vec![mv],
         nodes: ctx.nodes(),
         elapsed: ctx.elapsed(),
@@ -464,6 +486,17 @@ fn forced_result<N: SearchNode, E: Evaluator<N>>(
             bound: Bound::Exact,
         }],
     }
+}
+
+/// The iteration after `depth`: one deeper, except that once the midgame search has gone half
+/// way to the end it jumps to the end, where the endgame solver is far cheaper per ply.
+fn next_depth(depth: u32, max_depth: u32, moves_left: u32) -> u32 {
+    let next = if depth + 1 >= moves_left / 2 && max_depth >= moves_left {
+        moves_left
+    } else {
+        depth + 1
+    };
+    next.min(max_depth)
 }
 
 /// One iteration over the root moves with window (`alpha`, `beta`). The first `multi_pv` moves

@@ -3,6 +3,7 @@
 //! control. It knows nothing of protocols: callers give [`Limits`] and get a [`SearchResult`]
 //! back, with progress reported through a callback.
 
+mod endgame;
 mod midgame;
 mod node;
 mod ordering;
@@ -10,7 +11,7 @@ mod parallel;
 pub mod time;
 pub mod tt;
 
-pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions};
+pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions, Searcher};
 pub use node::SearchNode;
 pub use ordering::OrderingOptions;
 pub use time::{GameClock, TimeBudget};
@@ -55,12 +56,23 @@ pub struct RootMove {
     pub bound: Bound,
 }
 
+/// How far a score is proven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proof {
+    /// A heuristic value from a search that did not reach the end of the game.
+    Heuristic,
+    /// Only the outcome is proven: the sign of the score (win, loss, draw) is exact.
+    WinLossDraw,
+    /// The exact final disc difference.
+    Exact,
+}
+
 /// Progress of a running search, reported after each completed iteration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     pub depth: u32,
-    /// Whether the score is the exact game value (the search reached the end of the game).
-    pub exact: bool,
+    /// How far the score is proven.
+    pub proof: Proof,
     pub score: i32,
     pub nodes: u64,
     pub elapsed: Duration,
@@ -84,7 +96,8 @@ pub struct SearchResult {
     pub best_move: Option<u8>,
     pub score: i32,
     pub depth: u32,
-    pub exact: bool,
+    /// How far the score is proven.
+    pub proof: Proof,
     pub pv: Vec<Option<u8>>,
     pub nodes: u64,
     pub elapsed: Duration,

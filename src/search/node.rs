@@ -2,7 +2,10 @@
 //! Othello's [`Board`]. The alpha-beta is written once against the trait, so the same code
 //! searches Othello and the small trees of the tests.
 
+use super::endgame;
+use super::midgame::Searcher;
 use crate::board::Board;
+use crate::eval::Evaluator;
 
 /// A game position the search can explore. Moves are identified by numbers 0..64 so that the
 /// legal moves of a node fit in one `u64`.
@@ -23,6 +26,17 @@ pub trait SearchNode: Copy + Send + Sync {
     /// A cheap guess of how good `mv` (leading to `child`) is, for move ordering: higher is
     /// searched first.
     fn ordering_hint(&self, mv: usize, child: &Self) -> i32;
+
+    /// A dedicated exact solver, if the game has one: the final score of `node` against the
+    /// null window (`alpha`, `alpha + 1`), fail-soft. Called where the search reaches the end
+    /// of the game; `None` leaves it to the general search.
+    fn solve_null_window<E: Evaluator<Self>>(
+        _searcher: &mut Searcher<'_, '_, Self, E>,
+        _node: &Self,
+        _alpha: i32,
+    ) -> Option<i32> {
+        None
+    }
 }
 
 /// Square priorities for ordering: corners first, then edges and centre, X- and C-squares last.
@@ -85,5 +99,13 @@ impl SearchNode for Board {
         let corner_replies = (child.moves() & 0x8100_0000_0000_0081).count_ones() as i32;
         let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
         i32::from(SQUARE_PRIORITY[mv]) * 8 - replies * 32 - corner_replies * 64 - potential * 4
+    }
+
+    fn solve_null_window<E: Evaluator<Board>>(
+        searcher: &mut Searcher<'_, '_, Board, E>,
+        board: &Board,
+        alpha: i32,
+    ) -> Option<i32> {
+        Some(endgame::null_window_solve(searcher, board, alpha))
     }
 }

@@ -1,0 +1,370 @@
+//! The exact endgame solver for Othello: null-window searches to the end of the game, used by
+//! the main search wherever its depth reaches the last empty square.
+//!
+//! Three tiers, by empties:
+//! - deep (>= `TABLE_MIN_EMPTIES`): transposition table, stability cutoff, enhanced
+//!   transposition cutoff, table move then shallow-search or fastest-first ordering, and a
+//!   parallel split of the moves after the first (`SPLIT_MIN_EMPTIES` and up);
+//! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
+//! - last `LAST_MOVES_EMPTIES`: quadrant parity order, no sorting; the last square only counts
+//!   flips.
+
+use super::midgame::Searcher;
+use super::node::adjacent_empties;
+use super::tt::NO_MOVE;
+use super::INFINITY;
+use crate::board::{Board, Squares};
+use crate::eval::Evaluator;
+use arrayvec::ArrayVec;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+/// From this many empties the solver uses the transposition table.
+pub const TABLE_MIN_EMPTIES: u32 = 11;
+/// From this many empties the moves after the first are searched in parallel.
+pub const SPLIT_MIN_EMPTIES: u32 = 15;
+/// From this many empties moves are ordered by a shallow search with the evaluation.
+pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
+/// At or below this many empties moves go in parity order without sorting.
+pub const LAST_MOVES_EMPTIES: u32 = 6;
+
+/// The four 4x4 quadrants; an odd number of empties in a quadrant favours moving there first.
+const QUADRANTS: [u64; 4] = [
+    0x0000_0000_0F0F_0F0F,
+    0x0000_0000_F0F0_F0F0,
+    0x0F0F_0F0F_0000_0000,
+    0xF0F0_F0F0_0000_0000,
+];
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+
+/// Empty squares lying in quadrants with an odd number of empties.
+#[inline]
+fn odd_quadrant_squares(empties: u64) -> u64 {
+    QUADRANTS
+        .iter()
+        .filter(|&&q| (empties & q).count_ones() & 1 == 1)
+        .fold(0, |acc, &q| acc | (empties & q))
+}
+
+/// The exact score of a board with one empty square `square`.
+#[inline]
+fn solve_last_square(board: &Board, square: usize) -> i32 {
+    let player = board.player_count() as i32;
+    let flipped = board.flips(square).count_ones() as i32;
+    if flipped > 0 {
+        return 2 * (player + flipped) - 62;
+    }
+    let flipped = crate::board::flips(square, board.opponent, board.player).count_ones() as i32;
+    if flipped > 0 {
+        return 2 * (player - flipped) - 64;
+    }
+    let diff = 2 * player - 63;
+    if diff > 0 {
+        diff + 1
+    } else {
+        diff - 1
+    }
+}
+
+/// Splits chained from the root down to the current node: a fail high at any of them makes
+/// the searches below it pointless.
+pub(super) struct Abort<'p> {
+    flag: AtomicBool,
+    parent: Option<&'p Abort<'p>>,
+}
+
+impl Abort<'_> {
+    fn raised(&self) -> bool {
+        let mut at = Some(self);
+        while let Some(split) = at {
+            if split.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            at = split.parent;
+        }
+        false
+    }
+}
+
+/// A null-window endgame search of one thread, below the splits in `abort`.
+struct Solver<'s, 'c, 'a, E> {
+    searcher: Searcher<'c, 'a, Board, E>,
+    abort: Option<&'s Abort<'s>>,
+}
+
+/// The exact score of `board` against the null window (`alpha`, `alpha + 1`), fail-soft.
+pub(super) fn null_window_solve<E: Evaluator<Board>>(
+    searcher: &mut Searcher<'_, '_, Board, E>,
+    board: &Board,
+    alpha: i32,
+) -> i32 {
+    let mut solver = Solver {
+        searcher: Searcher::new(searcher.ctx),
+        abort: None,
+    };
+    solver.solve(board, alpha, board.empty_count())
+}
+
+impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
+    #[inline]
+    fn aborted(&self) -> bool {
+        self.searcher.ctx.stopped() || self.abort.is_some_and(|a| a.raised())
+    }
+
+    /// Dispatches by the number of empties.
+    #[inline]
+    fn solve(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        if empties >= TABLE_MIN_EMPTIES {
+            self.solve_deep(board, alpha, empties)
+        } else if empties > LAST_MOVES_EMPTIES {
+            self.solve_small(board, alpha, empties)
+        } else {
+            self.solve_last(board, alpha, empties)
+        }
+    }
+
+    /// The last few empties: parity order, no sorting, no table.
+    fn solve_last(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        self.searcher.count_node();
+        let empty_squares = board.empties();
+        if empties == 1 {
+            return solve_last_square(board, empty_squares.trailing_zeros() as usize);
+        }
+        let moves = board.moves();
+        if moves == 0 {
+            let passed = board.pass();
+            if passed.moves() == 0 {
+                return board.final_score();
+            }
+            return -self.solve_last(&passed, -alpha - 1, empties);
+        }
+        let odd = odd_quadrant_squares(empty_squares);
+        let mut best = -INFINITY;
+        for group in [moves & odd, moves & !odd] {
+            for square in Squares(group) {
+                let child = board.play_with_flips(square, board.flips(square));
+                let score = -self.solve_last(&child, -alpha - 1, empties - 1);
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        return score;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Middle sizes: fastest first, no table.
+    fn solve_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        self.searcher.count_node();
+        let moves = board.moves();
+        if moves == 0 {
+            let passed = board.pass();
+            if passed.moves() == 0 {
+                return board.final_score();
+            }
+            return -self.solve_small(&passed, -alpha - 1, empties);
+        }
+        if let Some(bound) = stability_bound(board, alpha) {
+            return bound;
+        }
+        let mut list = ordered_moves(board, moves, NO_MOVE);
+        let mut best = -INFINITY;
+        while let Some(entry) = take_best(&mut list) {
+            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
+            if score > best {
+                best = score;
+                if score > alpha {
+                    return score;
+                }
+            }
+        }
+        best
+    }
+
+    /// Large positions: table, stability, enhanced transposition cutoff, parallel split.
+    fn solve_deep(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        self.searcher.count_node();
+        if self.aborted() {
+            return alpha;
+        }
+        let moves = board.moves();
+        if moves == 0 {
+            let passed = board.pass();
+            if passed.moves() == 0 {
+                return board.final_score();
+            }
+            return -self.solve_deep(&passed, -alpha - 1, empties);
+        }
+        if let Some(bound) = stability_bound(board, alpha) {
+            return bound;
+        }
+        let tt = self.searcher.ctx.tt;
+        let key = board.hash_key();
+        let mut table_move = NO_MOVE;
+        if let Some(entry) = tt.probe(key) {
+            table_move = entry.best_move;
+            if u32::from(entry.depth) >= empties {
+                if i32::from(entry.lower) > alpha {
+                    return i32::from(entry.lower);
+                }
+                if i32::from(entry.upper) <= alpha {
+                    return i32::from(entry.upper);
+                }
+            }
+        }
+        let mut list = ordered_moves(board, moves, table_move);
+        // Enhanced transposition cutoff: a child already known to refute the bound.
+        for entry in &list {
+            if let Some(known) = tt.probe(entry.child.hash_key()) {
+                let score = -i32::from(known.upper);
+                if u32::from(known.depth) >= empties - 1 && score > alpha {
+                    tt.store(key, empties, alpha, alpha + 1, score, entry.square);
+                    return score;
+                }
+            }
+        }
+        if empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 {
+            let depth = if empties >= 22 { 2 } else { 1 };
+            for entry in list.iter_mut().filter(|e| e.key < TABLE_MOVE_KEY) {
+                let score = -self
+                    .searcher
+                    .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
+                entry.key = score * 256 + entry.key.clamp(-255, 255);
+            }
+        }
+
+        let mut best = -INFINITY;
+        let mut best_move = NO_MOVE;
+        let mut first = true;
+        while let Some(entry) = take_best(&mut list) {
+            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
+            if score > best {
+                best = score;
+                best_move = entry.square;
+                if score > alpha {
+                    break;
+                }
+            }
+            if first
+                && empties >= SPLIT_MIN_EMPTIES
+                && !list.is_empty()
+                && self.searcher.ctx.parallel()
+            {
+                let (score, square) = self.split(&mut list, alpha, empties);
+                if score > best {
+                    best = score;
+                    best_move = square;
+                }
+                break;
+            }
+            first = false;
+        }
+        if self.aborted() {
+            return alpha;
+        }
+        tt.store(key, empties, alpha, alpha + 1, best, best_move);
+        best
+    }
+
+    /// Searches the remaining moves of a node in parallel; the first fail high aborts the
+    /// others, down to the bottom of their subtrees.
+    fn split(&mut self, rest: &mut MoveEntries, alpha: i32, empties: u32) -> (i32, u8) {
+        rest.sort_by_key(|e| std::cmp::Reverse(e.key));
+        let abort = Abort {
+            flag: AtomicBool::new(false),
+            parent: self.abort,
+        };
+        let best = AtomicU32::new(pack(-INFINITY, NO_MOVE));
+        let ctx = self.searcher.ctx;
+        rest.par_iter().for_each_init(
+            || Solver {
+                searcher: Searcher::new(ctx),
+                abort: Some(&abort),
+            },
+            |solver, entry| {
+                if solver.aborted() {
+                    return;
+                }
+                let score = -solver.solve(&entry.child, -alpha - 1, empties - 1);
+                if solver.aborted() && score <= alpha {
+                    return;
+                }
+                best.fetch_max(pack(score, entry.square), Ordering::Relaxed);
+                if score > alpha {
+                    abort.flag.store(true, Ordering::Relaxed);
+                }
+            },
+        );
+        unpack(best.load(Ordering::Relaxed))
+    }
+}
+
+/// Packs a score and square so that the larger score compares larger.
+fn pack(score: i32, square: u8) -> u32 {
+    ((score + 1024) as u32) << 8 | u32::from(square)
+}
+
+fn unpack(packed: u32) -> (i32, u8) {
+    ((packed >> 8) as i32 - 1024, packed as u8)
+}
+
+/// A move with its ordering key and the position it leads to.
+#[derive(Clone, Copy)]
+struct MoveEntry {
+    key: i32,
+    square: u8,
+    child: Board,
+}
+
+type MoveEntries = ArrayVec<MoveEntry, 40>;
+
+const TABLE_MOVE_KEY: i32 = 1 << 24;
+
+/// The moves keyed fastest first: few opponent replies (corner replies worst), little
+/// potential mobility for the opponent, odd quadrants and corners preferred.
+#[inline]
+fn ordered_moves(board: &Board, moves: u64, table_move: u8) -> MoveEntries {
+    let odd = odd_quadrant_squares(board.empties());
+    let mut list = MoveEntries::new();
+    for square in Squares(moves) {
+        let child = board.play_with_flips(square, board.flips(square));
+        let key = if square as u8 == table_move {
+            TABLE_MOVE_KEY
+        } else {
+            let replies = child.moves();
+            let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
+            let bit = 1u64 << square;
+            -(replies.count_ones() as i32) * 16
+                - (replies & CORNERS).count_ones() as i32 * 16
+                - potential * 2
+                + i32::from(bit & odd != 0) * 4
+                + i32::from(bit & CORNERS != 0) * 8
+        };
+        list.push(MoveEntry {
+            key,
+            square: square as u8,
+            child,
+        });
+    }
+    list
+}
+
+/// Removes and returns the entry with the highest key.
+#[inline]
+fn take_best(list: &mut MoveEntries) -> Option<MoveEntry> {
+    let best = (0..list.len()).max_by_key(|&i| (list[i].key, std::cmp::Reverse(i)))?;
+    Some(list.remove(best))
+}
+
+/// An upper bound from the opponent's stable discs that already fails low, if any. Computed
+/// only when the bound could reach `alpha` at all.
+#[inline]
+fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
+    if alpha < 64 - 2 * board.opponent_count() as i32 {
+        return None;
+    }
+    let bound = 64 - 2 * board.stable_opponent_discs().count_ones() as i32;
+    (bound <= alpha).then_some(bound)
+}

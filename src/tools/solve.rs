@@ -1,0 +1,122 @@
+//! `oxello solve`: solves every position of an OBF test suite exactly (or win/loss/draw) and
+//! compares with the scores the file lists.
+
+use crate::board::Move;
+use crate::engine::{Engine, EngineOptions};
+use crate::notation::{format_move, ObfEntry};
+use crate::search::{Limits, SearchOptions, SearchResult};
+use std::time::Duration;
+
+/// One solved position of a suite.
+#[derive(Clone, Debug)]
+pub struct SolvedPosition {
+    /// The position's number (the suite's first number plus its index).
+    pub number: usize,
+    pub empties: u32,
+    pub best_move: Move,
+    pub score: i32,
+    /// The best score the file lists, if it lists any.
+    pub expected: Option<i32>,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Whether the result agrees with the file (the sign only, for win/loss/draw).
+    pub ok: bool,
+}
+
+/// The number of the first position of a suite, from a name like `fforum-40-59.obf`; 1 if the
+/// name has none.
+pub fn first_number(file_name: &str) -> usize {
+    file_name
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|part| !part.is_empty())
+        .and_then(|part| part.parse().ok())
+        .unwrap_or(1)
+}
+
+/// Whether a solved score agrees with the expected one.
+fn agrees(score: i32, expected: Option<i32>, win_loss_draw: bool) -> bool {
+    match expected {
+        None => true,
+        Some(expected) if win_loss_draw => score.signum() == expected.signum(),
+        Some(expected) => score == expected,
+    }
+}
+
+/// Solves `entries` one by one with a fresh table each, reporting each as it is done.
+pub fn solve_suite(
+    entries: &[ObfEntry],
+    first: usize,
+    options: EngineOptions,
+    win_loss_draw: bool,
+    mut on_solved: impl FnMut(&SolvedPosition),
+) -> anyhow::Result<Vec<SolvedPosition>> {
+    let mut engine = Engine::new(options)?;
+    let search = SearchOptions {
+        win_loss_draw,
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    let mut solved = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        engine.new_game(entry.position);
+        let result: SearchResult = engine.search(&Limits::default(), search, &mut |_| {});
+        let expected = entry.best_score();
+        let line = SolvedPosition {
+            number: first + i,
+            empties: entry.position.board.empty_count(),
+            best_move: result.best_move.map_or(Move::Pass, Move::Play),
+            score: result.score,
+            expected,
+            nodes: result.nodes,
+            elapsed: result.elapsed,
+            ok: agrees(result.score, expected, win_loss_draw),
+        };
+        on_solved(&line);
+        solved.push(line);
+    }
+    Ok(solved)
+}
+
+/// The table header matching [`format_row`].
+pub fn header() -> String {
+    format!(
+        "{:>4} {:>7} {:>5} {:>6} {:>8} {:>4} {:>14} {:>9} {:>11}",
+        "#", "empties", "move", "score", "expected", "", "nodes", "time", "nps"
+    )
+}
+
+/// One row of the results table.
+pub fn format_row(line: &SolvedPosition) -> String {
+    let seconds = line.elapsed.as_secs_f64();
+    format!(
+        "{:>4} {:>7} {:>5} {:>+6} {:>8} {:>4} {:>14} {:>8.3}s {:>11.0}",
+        line.number,
+        line.empties,
+        format_move(line.best_move),
+        line.score,
+        line.expected.map_or("?".to_string(), |e| format!("{e:+}")),
+        if line.ok { "ok" } else { "FAIL" },
+        line.nodes,
+        seconds,
+        line.nodes as f64 / seconds.max(1e-9)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_numbers_come_from_the_file_name() {
+        assert_eq!(first_number("fforum-40-59.obf"), 40);
+        assert_eq!(first_number("suite.obf"), 1);
+    }
+
+    #[test]
+    fn win_loss_draw_compares_signs() {
+        assert!(agrees(4, Some(18), true));
+        assert!(!agrees(4, Some(18), false));
+        assert!(!agrees(0, Some(2), true));
+        assert!(agrees(0, Some(0), true));
+    }
+}
