@@ -154,3 +154,37 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Discs found stable stay with their owner through random continuations to the end.
+    #[test]
+    fn stable_discs_never_flip(board in reachable_board(), continuations in prop::collection::vec(prop::collection::vec(any::<u8>(), 60), 4)) {
+        let stable = board.stable_player_discs();
+        let opponent_stable = board.stable_opponent_discs();
+        prop_assert_eq!(stable & !board.player, 0);
+        prop_assert_eq!(opponent_stable & !board.opponent, 0);
+        for choices in continuations {
+            // Follow the discs by colour: `mine` are the discs of the side to move at the start.
+            let (mut mine, mut theirs, mut my_turn) = (board.player, board.opponent, true);
+            for choice in choices {
+                let current = if my_turn { Board::new(mine, theirs) } else { Board::new(theirs, mine) };
+                let moves = current.moves();
+                if moves == 0 {
+                    if current.opponent_moves() == 0 {
+                        break;
+                    }
+                    my_turn = !my_turn;
+                    continue;
+                }
+                let sq = Squares(moves).nth(usize::from(choice) % moves.count_ones() as usize).unwrap();
+                let next = current.play(sq).unwrap();
+                (mine, theirs) = if my_turn { (next.opponent, next.player) } else { (next.player, next.opponent) };
+                my_turn = !my_turn;
+                prop_assert_eq!(stable & !mine, 0, "a stable disc of the side to move flipped");
+                prop_assert_eq!(opponent_stable & !theirs, 0, "a stable disc of the other side flipped");
+            }
+        }
+    }
+}
