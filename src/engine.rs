@@ -70,6 +70,11 @@ impl Game {
         self.positions[0]
     }
 
+    /// Every position from the start to the current one.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
     /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
@@ -201,12 +206,29 @@ impl Engine {
         options: SearchOptions,
         on_progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> SearchResult {
-        let board = self.game.position().board;
+        let position = self.game.position();
+        self.search_at(&position, limits, options, on_progress)
+    }
+
+    /// Searches `position` (not necessarily the game's), sharing the table with the game.
+    pub fn search_at(
+        &mut self,
+        position: &Position,
+        limits: &Limits,
+        options: SearchOptions,
+        on_progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> SearchResult {
+        let board = position.board;
         let (tt, evaluator, stop) = (&self.tt, &self.evaluator, &*self.stop);
         self.pool.install(|| {
             let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
             search::search(&ctx, &board, on_progress)
         })
+    }
+
+    /// Whether a stop has been requested since the flag was last cleared.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// Requests the running search to stop.
@@ -229,4 +251,13 @@ fn check_hash(mib: usize) -> Result<(), EngineError> {
     } else {
         Err(EngineError::BadHashSize)
     }
+}
+
+/// Empties above the midgame depth from which a search at that depth solves exactly instead.
+pub const EXACT_MARGIN: u32 = 4;
+
+/// The depth limit for a "level" of `depth` plies at `empties` empty squares: the depth, or no
+/// limit (solve to the end) once the end is within `depth + EXACT_MARGIN` moves.
+pub fn level_depth(depth: u32, empties: u32) -> Option<u32> {
+    (empties > depth + EXACT_MARGIN).then_some(depth)
 }

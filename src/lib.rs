@@ -8,6 +8,7 @@ pub mod board;
 pub mod engine;
 pub mod eval;
 pub mod notation;
+pub mod protocol;
 pub mod search;
 pub mod tools;
 

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use oxello::engine::EngineOptions;
 use oxello::notation::format_move;
+use oxello::protocol::ServerConfig;
 use oxello::search::{OrderingOptions, ParallelOptions, SearchOptions};
 use oxello::tools::bench::{branching_factors, run_bench};
 use oxello::tools::perft::{perft, perft_parallel, PassCounting};
@@ -21,6 +22,21 @@ use oxello::{Board, Move};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Search threads for the engine (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    /// Transposition table size in MiB for the engine.
+    #[arg(long, default_value_t = oxello::engine::DEFAULT_HASH_MIB)]
+    hash: usize,
+    /// Midgame search depth per move (exact solving from depth + 4 empties).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
+    depth: Option<u32>,
+    /// Time per move in milliseconds (a game clock from the protocol also applies).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
+    #[arg(long)]
+    log_level: Option<log::LevelFilter>,
 }
 
 #[derive(Subcommand)]
@@ -32,17 +48,11 @@ enum Command {
         /// Do not count a pass as a ply (the other published convention).
         #[arg(long)]
         no_pass_ply: bool,
-        /// Worker threads (1 = single-threaded).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
     },
     /// Solve every position of an OBF suite exactly and compare with the listed scores.
     Solve {
         /// The OBF file (e.g. ../shared/data/fforum-40-59.obf).
         file: std::path::PathBuf,
-        /// Search threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
         /// Prove only win, loss or draw.
         #[arg(long)]
         wld: bool,
@@ -55,9 +65,6 @@ enum Command {
         /// Search depth in plies.
         #[arg(long, default_value_t = 12)]
         depth: u32,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 64)]
         hash: usize,
@@ -77,24 +84,32 @@ enum Command {
 }
 
 fn main() -> Result<()> {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-        .target(env_logger::Target::Stderr)
-        .init();
     let cli = Cli::parse();
+    let mut logger =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
+    if let Some(level) = cli.log_level {
+        logger.filter_level(level);
+    }
+    logger.target(env_logger::Target::Stderr).init();
+    let all_cores = EngineOptions::default().threads;
     match cli.command {
-        None => run_engine(),
-        Some(Command::Perft {
-            depth,
-            no_pass_ply,
-            threads,
-        }) => run_perft(depth, no_pass_ply, threads),
-        Some(Command::Solve {
-            file,
-            threads,
-            wld,
-            hash,
-        }) => {
-            let threads = threads.unwrap_or(EngineOptions::default().threads);
+        None => oxello::protocol::serve(
+            ServerConfig {
+                engine: EngineOptions {
+                    threads: cli.threads.unwrap_or(all_cores),
+                    hash_mib: cli.hash,
+                },
+                depth: cli.depth,
+                move_time: cli.movetime.map(std::time::Duration::from_millis),
+            },
+            std::io::stdin(),
+            std::io::stdout(),
+        ),
+        Some(Command::Perft { depth, no_pass_ply }) => {
+            run_perft(depth, no_pass_ply, cli.threads.unwrap_or(1))
+        }
+        Some(Command::Solve { file, wld, hash }) => {
+            let threads = cli.threads.unwrap_or(all_cores);
             let all_right = run_solve(
                 &file,
                 EngineOptions {
@@ -110,7 +125,6 @@ fn main() -> Result<()> {
         }
         Some(Command::Bench {
             depth,
-            threads,
             hash,
             root_split_only,
             no_table_move,
@@ -133,6 +147,7 @@ fn main() -> Result<()> {
                 },
                 ..SearchOptions::default()
             };
+            let threads = cli.threads.unwrap_or(1);
             run_bench_command(
                 EngineOptions {
                     threads,
@@ -143,14 +158,6 @@ fn main() -> Result<()> {
             )
         }
     }
-}
-
-fn run_engine() -> Result<()> {
-    let mut line = String::new();
-    while std::io::stdin().read_line(&mut line)? > 0 {
-        line.clear();
-    }
-    Ok(())
 }
 
 fn run_perft(depth: u32, no_pass_ply: bool, threads: usize) -> Result<()> {

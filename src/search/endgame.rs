@@ -123,33 +123,46 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
     }
 
-    /// The last few empties: parity order, no sorting, no table.
+    /// The last few empties: parity order, no sorting, no table, no move generation (each
+    /// empty square is tried for flips).
     fn solve_last(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        if let Some(score) = self.try_last_moves(board, alpha, empties) {
+            return score;
+        }
+        match self.try_last_moves(&board.pass(), -alpha - 1, empties) {
+            Some(score) => -score,
+            None => board.final_score(),
+        }
+    }
+
+    /// The best score among the side to move's moves (fail-soft), or `None` if it has none.
+    #[inline]
+    fn try_last_moves(&mut self, board: &Board, alpha: i32, empties: u32) -> Option<i32> {
         self.searcher.count_node();
         let empty_squares = board.empties();
         if empties == 1 {
-            return solve_last_square(board, empty_squares.trailing_zeros() as usize);
-        }
-        let moves = board.moves();
-        if moves == 0 {
-            let passed = board.pass();
-            if passed.moves() == 0 {
-                return board.final_score();
-            }
-            return -self.solve_last(&passed, -alpha - 1, empties);
+            let square = empty_squares.trailing_zeros() as usize;
+            return (board.flips(square) != 0).then(|| solve_last_square(board, square));
         }
         let odd = odd_quadrant_squares(empty_squares);
-        let mut best = -INFINITY;
-        for group in [moves & odd, moves & !odd] {
+        let mut best = None;
+        for group in [empty_squares & odd, empty_squares & !odd] {
             for square in Squares(group) {
-                let child = board.play_with_flips(square, board.flips(square));
-                let score = -self.solve_last(&child, -alpha - 1, empties - 1);
-                if score > best {
-                    best = score;
-                    if score > alpha {
-                        return score;
-                    }
+                let flipped = board.flips(square);
+                if flipped == 0 {
+                    continue;
                 }
+                let child = board.play_with_flips(square, flipped);
+                let score = if empties == 2 {
+                    let last = (empty_squares ^ (1u64 << square)).trailing_zeros() as usize;
+                    -solve_last_square(&child, last)
+                } else {
+                    -self.solve_last(&child, -alpha - 1, empties - 1)
+                };
+                if score > alpha {
+                    return Some(score);
+                }
+                best = Some(best.map_or(score, |b: i32| b.max(score)));
             }
         }
         best
@@ -318,7 +331,8 @@ struct MoveEntry {
     child: Board,
 }
 
-type MoveEntries = ArrayVec<MoveEntry, 40>;
+/// Room for every move of a position (33 is the most known in a legal position).
+type MoveEntries = ArrayVec<MoveEntry, 36>;
 
 const TABLE_MOVE_KEY: i32 = 1 << 24;
 
@@ -355,7 +369,7 @@ fn ordered_moves(board: &Board, moves: u64, table_move: u8) -> MoveEntries {
 #[inline]
 fn take_best(list: &mut MoveEntries) -> Option<MoveEntry> {
     let best = (0..list.len()).max_by_key(|&i| (list[i].key, std::cmp::Reverse(i)))?;
-    Some(list.remove(best))
+    Some(list.swap_remove(best))
 }
 
 /// An upper bound from the opponent's stable discs that already fails low, if any. Computed

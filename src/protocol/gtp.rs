@@ -1,0 +1,500 @@
+//! GTP 2 in the Othello dialect (Edax, Egaroucid, GRhino; GoGui, Quarry, gogui-twogtp): parse a
+//! command, call the engine, reply `=[id] result` or `?[id] message`, then a blank line.
+
+use super::output::Output;
+use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
+use crate::board::{Color, Move, Position};
+use crate::engine::{level_depth, Engine};
+use crate::notation::{format_move, format_square, parse_move};
+use crate::search::{GameClock, Limits, SearchOptions};
+use std::time::{Duration, Instant};
+
+/// Every command, as `list_commands` prints them.
+const COMMANDS: [&str; 30] = [
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "reg_genmove",
+    "undo",
+    "showboard",
+    "final_score",
+    "time_settings",
+    "time_left",
+    "set_game",
+    "list_games",
+    "gogui-rules_game_id",
+    "gogui-rules_board_size",
+    "gogui-rules_board",
+    "gogui-rules_legal_moves",
+    "gogui-rules_side_to_move",
+    "gogui-rules_final_result",
+    "oxello-threads",
+    "oxello-hash",
+    "oxello-depth",
+    "oxello-movetime",
+    "oxello-position",
+];
+
+/// Whether a raw line is the `quit` command (with or without an id).
+pub fn is_quit(line: &str) -> bool {
+    let cleaned = preprocess(line);
+    let mut words = cleaned.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let command = if first.bytes().all(|b| b.is_ascii_digit()) {
+        words.next().unwrap_or("")
+    } else {
+        first
+    };
+    command.eq_ignore_ascii_case("quit")
+}
+
+/// GTP's preprocessing: control characters other than tab dropped, tabs made spaces,
+/// comments after `#` removed.
+fn preprocess(line: &str) -> String {
+    line.split('#')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control() || *c == '\t')
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect()
+}
+
+/// `time_settings`: main time, then `byoyomi` seconds for every `stones` moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TimeSettings {
+    main: f64,
+    byoyomi: f64,
+    stones: u32,
+}
+
+/// One player's clock as the engine tracks it (or as `time_left` last set it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PlayerClock {
+    /// Seconds left in the current period.
+    remaining: f64,
+    /// Moves left in the byo-yomi period; 0 while in main time.
+    stones_left: u32,
+}
+
+/// The GTP side of a connection.
+pub struct GtpSession {
+    depth: Option<u32>,
+    move_time: Option<Duration>,
+    time: Option<TimeSettings>,
+    clocks: [PlayerClock; 2],
+}
+
+type Reply = Result<String, String>;
+
+fn parse_color(text: &str) -> Result<Color, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(Color::Black),
+        "w" | "white" => Ok(Color::White),
+        _ => Err(format!("invalid color '{text}'")),
+    }
+}
+
+fn color_index(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1.0e7).contains(&v) => Ok(v),
+        _ => Err(format!("invalid time '{text}'")),
+    }
+}
+
+fn argument<'a>(args: &[&'a str], index: usize, what: &str) -> Result<&'a str, String> {
+    args.get(index)
+        .copied()
+        .ok_or_else(|| format!("syntax error: missing {what}"))
+}
+
+/// The score as GTP writes it: `B+4`, `W+2` or `0`.
+fn score_text(black_score: i32) -> String {
+    match black_score {
+        s if s > 0 => format!("B+{s}"),
+        s if s < 0 => format!("W+{}", -s),
+        _ => "0".to_string(),
+    }
+}
+
+impl GtpSession {
+    pub fn new(config: ServerConfig) -> GtpSession {
+        GtpSession {
+            depth: config.depth,
+            move_time: config.move_time,
+            time: None,
+            clocks: [PlayerClock {
+                remaining: 0.0,
+                stones_left: 0,
+            }; 2],
+        }
+    }
+
+    fn reset_clocks(&mut self) {
+        if let Some(t) = self.time {
+            self.clocks = [PlayerClock {
+                remaining: t.main,
+                stones_left: 0,
+            }; 2];
+        }
+    }
+
+    /// Brings the game to `color`'s turn: inserts a forced pass of the other side, or fails.
+    fn turn_of(&self, engine: &mut Engine, color: Color) -> Result<(), String> {
+        let position = engine.position();
+        if position.side_to_move == color {
+            return Ok(());
+        }
+        if position.board.must_pass() {
+            engine.play(Move::Pass).expect("a forced pass is legal");
+            return Ok(());
+        }
+        Err(format!("it is not {}'s turn", color_name(color)))
+    }
+
+    fn play(&mut self, args: &[&str], engine: &mut Engine) -> Reply {
+        let color = parse_color(argument(args, 0, "color")?)?;
+        let mv =
+            parse_move(argument(args, 1, "move")?).map_err(|e| format!("illegal move: {e}"))?;
+        let before = engine.game().clone();
+        self.turn_of(engine, color)?;
+        engine.play(mv).map_err(|why| {
+            engine.set_game(before);
+            format!("illegal move: {} ({why})", format_move(mv))
+        })?;
+        Ok(String::new())
+    }
+
+    fn limits(&self, position: &Position) -> Limits {
+        let empties = position.board.empty_count();
+        let mut limits = Limits {
+            move_time: self.move_time,
+            ..Limits::default()
+        };
+        if let Some(t) = self.time {
+            let clock = self.clocks[color_index(position.side_to_move)];
+            if t.main == 0.0 && t.stones > 0 && clock.stones_left == 0 {
+                limits.move_time = Some(Duration::from_secs_f64(t.byoyomi / f64::from(t.stones)));
+            } else if t.main > 0.0 || t.byoyomi > 0.0 {
+                limits.clock = Some(GameClock {
+                    remaining: Duration::from_secs_f64(clock.remaining.max(0.0)),
+                    increment: Duration::ZERO,
+                    moves_to_go: (clock.stones_left > 0).then_some(clock.stones_left),
+                });
+            }
+        }
+        let timed = limits.move_time.is_some() || limits.clock.is_some();
+        let depth = self.depth.or((!timed).then_some(DEFAULT_DEPTH));
+        limits.depth = depth.and_then(|d| level_depth(d, empties));
+        limits
+    }
+
+    /// Charges `seconds` to `color`'s clock, moving into byo-yomi when main time runs out.
+    fn charge(&mut self, color: Color, seconds: f64) {
+        let Some(t) = self.time else { return };
+        let clock = &mut self.clocks[color_index(color)];
+        clock.remaining -= seconds;
+        if clock.stones_left > 0 {
+            clock.stones_left -= 1;
+            if clock.stones_left == 0 {
+                *clock = PlayerClock {
+                    remaining: t.byoyomi,
+                    stones_left: t.stones,
+                };
+            }
+        } else if clock.remaining <= 0.0 && t.stones > 0 && t.main > 0.0 {
+            *clock = PlayerClock {
+                remaining: t.byoyomi,
+                stones_left: t.stones,
+            };
+        }
+    }
+
+    fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
+        let color = parse_color(argument(args, 0, "color")?)?;
+        let before = engine.game().clone();
+        self.turn_of(engine, color)?;
+        let position = engine.position();
+        if position.board.is_game_over() {
+            engine.set_game(before);
+            return Ok("pass".to_string());
+        }
+        let started = Instant::now();
+        let limits = self.limits(&position);
+        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
+            log::info!(
+                "depth {} score {:+} nodes {} nps {} pv {}",
+                p.depth,
+                p.score,
+                p.nodes,
+                p.nps(),
+                p.pv.iter()
+                    .map(|m| format_move(m.map_or(Move::Pass, Move::Play)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        });
+        let mv = result.best_move.map_or(Move::Pass, Move::Play);
+        if commit {
+            engine.play(mv).expect("the search returns a legal move");
+            self.charge(color, started.elapsed().as_secs_f64());
+        } else {
+            engine.set_game(before);
+        }
+        Ok(match mv {
+            Move::Pass => "pass".to_string(),
+            Move::Play(sq) => format_square(sq),
+        })
+    }
+
+    fn time_settings(&mut self, args: &[&str]) -> Reply {
+        let main = parse_seconds(argument(args, 0, "main time")?)?;
+        let byoyomi = parse_seconds(argument(args, 1, "byo-yomi time")?)?;
+        let stones = argument(args, 2, "byo-yomi stones")?
+            .parse::<u32>()
+            .map_err(|_| "invalid byo-yomi stones".to_string())?;
+        self.time = (main > 0.0 || (byoyomi > 0.0 && stones > 0)).then_some(TimeSettings {
+            main,
+            byoyomi,
+            stones,
+        });
+        self.reset_clocks();
+        Ok(String::new())
+    }
+
+    fn time_left(&mut self, args: &[&str]) -> Reply {
+        let color = parse_color(argument(args, 0, "color")?)?;
+        let seconds = parse_seconds(argument(args, 1, "seconds")?)?;
+        let stones = argument(args, 2, "stones")?
+            .parse::<u32>()
+            .map_err(|_| "invalid stones".to_string())?;
+        if self.time.is_none() {
+            self.time = Some(TimeSettings {
+                main: seconds,
+                byoyomi: 0.0,
+                stones: 0,
+            });
+        }
+        self.clocks[color_index(color)] = PlayerClock {
+            remaining: seconds,
+            stones_left: stones,
+        };
+        Ok(String::new())
+    }
+
+    fn setting(&mut self, command: &str, args: &[&str], engine: &mut Engine) -> Reply {
+        let value = argument(args, 0, "value")?;
+        let number = value
+            .parse::<u64>()
+            .map_err(|_| format!("invalid number '{value}'"))?;
+        match command {
+            "oxello-threads" => engine
+                .set_threads(number as usize)
+                .map_err(|e| e.to_string())?,
+            "oxello-hash" => engine
+                .set_hash_mib(number as usize)
+                .map_err(|e| e.to_string())?,
+            "oxello-depth" if number <= 60 => self.depth = (number > 0).then_some(number as u32),
+            "oxello-depth" => return Err("depth must be 0 (none) to 60".to_string()),
+            _ => self.move_time = (number > 0).then(|| Duration::from_millis(number)),
+        }
+        Ok(String::new())
+    }
+
+    fn execute(&mut self, command: &str, args: &[&str], engine: &mut Engine) -> Reply {
+        let position = engine.position();
+        match command {
+            "protocol_version" => Ok("2".to_string()),
+            "name" => Ok("oxello".to_string()),
+            "version" => Ok(env!("CARGO_PKG_VERSION").to_string()),
+            "known_command" => Ok(COMMANDS
+                .contains(&argument(args, 0, "command")?)
+                .to_string()),
+            "list_commands" => Ok(COMMANDS.join("\n")),
+            "quit" => Ok(String::new()),
+            "boardsize" => match argument(args, 0, "size")? {
+                "8" => Ok(String::new()),
+                _ => Err("unacceptable size".to_string()),
+            },
+            "clear_board" => {
+                engine.new_game(Position::START);
+                self.reset_clocks();
+                Ok(String::new())
+            }
+            "komi" => argument(args, 0, "komi")?
+                .parse::<f64>()
+                .map(|_| String::new())
+                .map_err(|_| "syntax error: komi must be a number".to_string()),
+            "play" => self.play(args, engine),
+            "genmove" => self.genmove(args, engine, true),
+            "reg_genmove" => self.genmove(args, engine, false),
+            "undo" => {
+                if engine.undo() {
+                    Ok(String::new())
+                } else {
+                    Err("cannot undo".to_string())
+                }
+            }
+            "showboard" => Ok(format!("\n{}", diagram(&position))),
+            "final_score" | "gogui-rules_final_result" => {
+                if position.board.is_game_over() {
+                    Ok(score_text(position.black_final_score()))
+                } else if command == "final_score" {
+                    let diff =
+                        position.black().count_ones() as i32 - position.white().count_ones() as i32;
+                    Ok(score_text(diff))
+                } else {
+                    Ok("unknown".to_string())
+                }
+            }
+            "time_settings" => self.time_settings(args),
+            "time_left" => self.time_left(args),
+            "set_game" => match args.join(" ").to_ascii_lowercase().as_str() {
+                "othello" | "reversi" => Ok(String::new()),
+                other => Err(format!("unsupported game '{other}'")),
+            },
+            "list_games" | "gogui-rules_game_id" => Ok("Othello".to_string()),
+            "gogui-rules_board_size" => Ok("8".to_string()),
+            "gogui-rules_board" => Ok(format!("\n{}", rules_board(&position))),
+            "gogui-rules_legal_moves" => Ok(legal_moves_text(&position)),
+            "gogui-rules_side_to_move" => Ok(color_name(position.side_to_move).to_string()),
+            "oxello-threads" | "oxello-hash" | "oxello-depth" | "oxello-movetime" => {
+                self.setting(command, args, engine)
+            }
+            "oxello-position" => Ok(crate::notation::format_position(&position)),
+            _ => Err("unknown command".to_string()),
+        }
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+/// The legal moves for GoGui: squares, `pass` when forced, nothing when the game is over.
+fn legal_moves_text(position: &Position) -> String {
+    let moves = position.board.moves();
+    if moves == 0 {
+        return if position.board.is_game_over() {
+            String::new()
+        } else {
+            "pass".to_string()
+        };
+    }
+    crate::board::Squares(moves)
+        .map(|sq| format_square(sq as u8))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn cell(position: &Position, square: usize) -> char {
+    if position.black() >> square & 1 == 1 {
+        'X'
+    } else if position.white() >> square & 1 == 1 {
+        'O'
+    } else {
+        '.'
+    }
+}
+
+/// The board for `gogui-rules_board`: row 8 first, since GoGui draws row 1 at the bottom.
+fn rules_board(position: &Position) -> String {
+    (0..8)
+        .rev()
+        .map(|row| {
+            (0..8)
+                .map(|col| cell(position, row * 8 + col).to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A board diagram for people: a1 top-left, legal moves marked `*`.
+fn diagram(position: &Position) -> String {
+    let moves = position.board.moves();
+    let mut lines = vec!["  A B C D E F G H".to_string()];
+    for row in 0..8 {
+        let cells: Vec<String> = (0..8)
+            .map(|col| {
+                let sq = row * 8 + col;
+                match cell(position, sq) {
+                    '.' if moves >> sq & 1 == 1 => "*".to_string(),
+                    c => c.to_string(),
+                }
+            })
+            .collect();
+        lines.push(format!("{} {} {}", row + 1, cells.join(" "), row + 1));
+    }
+    lines.push("  A B C D E F G H".to_string());
+    let state = if position.board.is_game_over() {
+        "game over".to_string()
+    } else {
+        format!("{} to move", color_name(position.side_to_move))
+    };
+    lines.push(format!(
+        "black (X) {}  white (O) {}  {state}",
+        position.black().count_ones(),
+        position.white().count_ones()
+    ));
+    lines.join("\n")
+}
+
+impl Session for GtpSession {
+    fn handle(&mut self, line: &str, engine: &mut Engine, out: &Output) -> Flow {
+        let cleaned = preprocess(line);
+        let mut words: Vec<&str> = cleaned.split_whitespace().collect();
+        if words.is_empty() {
+            return Flow::Continue;
+        }
+        let id = if words[0].bytes().all(|b| b.is_ascii_digit()) {
+            Some(words.remove(0))
+        } else {
+            None
+        };
+        let id = id.unwrap_or("");
+        let Some((&command, args)) = words.split_first() else {
+            out.send(&format!("?{id} syntax error: missing command\n"));
+            return Flow::Continue;
+        };
+        let command = command.to_ascii_lowercase();
+        match self.execute(&command, args, engine) {
+            Ok(text) => out.send(&format!("={id} {text}\n")),
+            Err(message) => {
+                log::warn!("gtp: {command}: {message}");
+                out.send(&format!("?{id} {message}\n"));
+            }
+        }
+        if command == "quit" {
+            Flow::Quit
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn overlong(&mut self, out: &Output) {
+        out.send(&format!(
+            "? line too long (over {} bytes)\n",
+            super::MAX_LINE_BYTES
+        ));
+    }
+}

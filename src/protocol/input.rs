@@ -1,0 +1,191 @@
+//! The reader thread: reads stdin line by line (bounded, any bytes), decides which lines must
+//! interrupt a running search, and hands everything to the controller through a channel.
+//!
+//! Stop protocol: for an interrupting line the reader first counts it as pending, then sends
+//! it, then sets the stop flag. The controller uncounts each interrupting line as it takes it,
+//! and before starting any search clears the flag and sets it again if interrupts are still
+//! pending. Whatever the interleaving, a search never outlives an interrupt sent to it.
+
+use super::Dialect;
+use crossbeam_channel::{Receiver, Sender};
+use std::io::{BufRead, BufReader, Read};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// The longest line accepted; longer ones are discarded and reported.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// What the reader saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A line without its line ending, invalid UTF-8 replaced by U+FFFD.
+    Line(String),
+    /// A line over [`MAX_LINE_BYTES`], discarded.
+    Overlong,
+    /// End of input.
+    Eof,
+}
+
+/// A message from the reader: the input and whether it was counted as an interrupt.
+#[derive(Debug)]
+pub struct Message {
+    pub input: Input,
+    pub interrupts: bool,
+}
+
+/// The controller's side of the stop protocol.
+#[derive(Clone)]
+pub struct Interrupts {
+    stop: Arc<AtomicBool>,
+    pending: Arc<AtomicUsize>,
+}
+
+impl Interrupts {
+    pub fn new(stop: Arc<AtomicBool>) -> Interrupts {
+        Interrupts {
+            stop,
+            pending: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    fn raise(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Marks a message as taken by the controller.
+    pub fn taken(&self, message: &Message) {
+        if message.interrupts {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Arms the stop flag for the next search: clear, unless interrupts are waiting.
+    pub fn arm(&self) {
+        self.stop.store(false, Ordering::SeqCst);
+        if self.pending.load(Ordering::SeqCst) > 0 {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Starts the reader thread over `source`; its messages arrive on the returned channel.
+pub fn spawn_reader(
+    source: impl Read + Send + 'static,
+    interrupts: Interrupts,
+) -> Receiver<Message> {
+    let (sender, receiver) = crossbeam_channel::unbounded();
+    std::thread::Builder::new()
+        .name("oxello-stdin".to_string())
+        .spawn(move || read_lines(BufReader::new(source), &sender, &interrupts))
+        .expect("the reader thread starts");
+    receiver
+}
+
+fn read_lines(mut source: impl BufRead, sender: &Sender<Message>, interrupts: &Interrupts) {
+    let mut dialect: Option<Dialect> = None;
+    loop {
+        let input = match read_bounded_line(&mut source) {
+            Ok(input) => input,
+            Err(error) => {
+                log::error!("reading stdin failed: {error}");
+                Input::Eof
+            }
+        };
+        if dialect.is_none() {
+            if let Input::Line(line) = &input {
+                dialect = Dialect::detect(line);
+            }
+        }
+        let interrupting = dialect.is_some_and(|d| d.interrupts(&input));
+        if interrupting {
+            interrupts.pending.fetch_add(1, Ordering::SeqCst);
+        }
+        let eof = input == Input::Eof;
+        if sender
+            .send(Message {
+                input,
+                interrupts: interrupting,
+            })
+            .is_err()
+        {
+            return;
+        }
+        if interrupting {
+            interrupts.raise();
+        }
+        if eof {
+            return;
+        }
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE_BYTES`] bytes.
+fn read_bounded_line(source: &mut impl BufRead) -> std::io::Result<Input> {
+    let mut line = Vec::new();
+    let mut overlong = false;
+    loop {
+        let buffer = source.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(if overlong {
+                Input::Overlong
+            } else if line.is_empty() {
+                Input::Eof
+            } else {
+                Input::Line(text(&line))
+            });
+        }
+        let (chunk, found_end) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => (&buffer[..end], true),
+            None => (buffer, false),
+        };
+        if !overlong {
+            if line.len() + chunk.len() > MAX_LINE_BYTES {
+                overlong = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(found_end);
+        source.consume(used);
+        if found_end {
+            return Ok(if overlong {
+                Input::Overlong
+            } else {
+                Input::Line(text(&line))
+            });
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_bounded_and_decoded() {
+        let mut data = b"ping 1\r\nplay b \xff\xfe\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        data.extend_from_slice(b"\nlast");
+        let mut source = BufReader::with_capacity(16, &data[..]);
+        assert_eq!(
+            read_bounded_line(&mut source).unwrap(),
+            Input::Line("ping 1".into())
+        );
+        assert_eq!(
+            read_bounded_line(&mut source).unwrap(),
+            Input::Line("play b \u{FFFD}\u{FFFD}".into())
+        );
+        assert_eq!(read_bounded_line(&mut source).unwrap(), Input::Overlong);
+        assert_eq!(
+            read_bounded_line(&mut source).unwrap(),
+            Input::Line("last".into())
+        );
+        assert_eq!(read_bounded_line(&mut source).unwrap(), Input::Eof);
+    }
+}

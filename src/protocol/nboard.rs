@@ -1,0 +1,292 @@
+//! NBoard protocol 2 (the NBoard GUI, NTest, Edax): parse a line, call the engine, print.
+//!
+//! Errors in known commands are reported in a `status` line and on stderr; unknown lines are
+//! ignored with a note on stderr, as the protocol asks. The position never changes on error.
+
+use super::output::Output;
+use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
+use crate::board::{Color, Move, Position};
+use crate::engine::{level_depth, Engine, Game};
+use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
+use crate::search::{Bound, GameClock, Limits, Progress, Proof, SearchOptions, SearchResult};
+use std::time::Duration;
+
+/// A GGF clock main time of a day or more means "no clock".
+const NO_CLOCK_SECONDS: f64 = 86_400.0;
+
+/// The NBoard side of a connection: the game record (with its clocks) and the settings.
+pub struct NBoardSession {
+    config: ServerConfig,
+    depth: u32,
+    game: GgfGame,
+}
+
+impl NBoardSession {
+    pub fn new(config: ServerConfig) -> NBoardSession {
+        NBoardSession {
+            config,
+            depth: config.depth.unwrap_or(DEFAULT_DEPTH),
+            game: GgfGame::new(Position::START),
+        }
+    }
+
+    fn fail(&self, out: &Output, message: &str) {
+        log::warn!("nboard: {message}");
+        out.send(&format!("status {message}"));
+    }
+
+    fn set(&mut self, rest: &str, engine: &mut Engine, out: &Output) {
+        let (what, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let value = value.trim();
+        match what.to_ascii_lowercase().as_str() {
+            "depth" => match value.parse::<u32>() {
+                Ok(depth) if (1..=60).contains(&depth) => self.depth = depth,
+                _ => self.fail(
+                    out,
+                    &format!("set depth needs a depth from 1 to 60, not '{value}'"),
+                ),
+            },
+            "game" => match GgfGame::parse(value) {
+                Ok(game) => {
+                    let mut replay = Game::new(game.start);
+                    for m in &game.moves {
+                        replay
+                            .play(m.mv)
+                            .expect("the GGF parser checked every move");
+                    }
+                    engine.set_game(replay);
+                    self.game = game;
+                }
+                Err(e) => self.fail(out, &format!("set game ignored: {e}")),
+            },
+            "contempt" => {
+                if value.parse::<i32>().is_err() {
+                    self.fail(
+                        out,
+                        &format!("set contempt needs a whole number, not '{value}'"),
+                    );
+                }
+            }
+            _ => log::warn!("nboard: ignored unknown setting '{what}'"),
+        }
+    }
+
+    fn play(&mut self, text: &str, engine: &mut Engine, out: &Output) {
+        let mut parts = text.split('/');
+        let mv = match parse_move(parts.next().unwrap_or("").trim()) {
+            Ok(mv) => mv,
+            Err(e) => return self.fail(out, &format!("move ignored: {e}")),
+        };
+        let number = |part: Option<&str>| {
+            part.and_then(|p| p.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+        };
+        let eval = number(parts.next());
+        let seconds = number(parts.next()).filter(|s| *s >= 0.0);
+        let position = engine.position();
+        if matches!(mv, Move::Play(_)) && position.board.must_pass() {
+            self.record(engine, Move::Pass, None, None);
+        }
+        let side = engine.position().side_to_move;
+        match engine.play(mv) {
+            Ok(()) => self.game.moves.push(GgfMove {
+                color: side,
+                mv,
+                eval,
+                seconds,
+            }),
+            Err(why) => {
+                if engine.position() != position {
+                    engine.undo();
+                    self.game.moves.pop();
+                }
+                self.fail(out, &format!("move {} ignored: {why}", format_move(mv)));
+            }
+        }
+    }
+
+    fn record(&mut self, engine: &mut Engine, mv: Move, eval: Option<f64>, seconds: Option<f64>) {
+        let color = engine.position().side_to_move;
+        if engine.play(mv).is_ok() {
+            self.game.moves.push(GgfMove {
+                color,
+                mv,
+                eval,
+                seconds,
+            });
+        }
+    }
+
+    /// Limits for a move of the side to move: the depth setting and the GGF clock.
+    fn move_limits(&self, position: &Position) -> Limits {
+        let empties = position.board.empty_count();
+        Limits {
+            depth: level_depth(self.depth, empties),
+            move_time: self.config.move_time,
+            clock: self.clock(position.side_to_move),
+            nodes: None,
+        }
+    }
+
+    fn clock(&self, color: Color) -> Option<GameClock> {
+        let clock = self.game.clock(color).ok().flatten()?;
+        if clock.main >= NO_CLOCK_SECONDS {
+            return None;
+        }
+        let moves_made = self.game.moves.iter().filter(|m| m.color == color).count() as f64;
+        let remaining = clock.main - self.game.elapsed(color) + clock.increment * moves_made;
+        Some(GameClock {
+            remaining: Duration::from_secs_f64(remaining.max(0.0)),
+            increment: Duration::from_secs_f64(clock.increment),
+            moves_to_go: None,
+        })
+    }
+
+    fn go(&mut self, engine: &mut Engine, out: &Output) {
+        let position = engine.position();
+        let limits = self.move_limits(&position);
+        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
+            out.send(&format!(
+                "status depth {} score {:+}",
+                depth_text(p.depth, p.proof),
+                p.score
+            ));
+        });
+        let seconds = result.elapsed.as_secs_f64();
+        out.send(&format!("nodestats {} {seconds:.3}", result.nodes));
+        let mv = result.best_move.map_or(Move::Pass, Move::Play);
+        if position.board.is_game_over() {
+            out.send("=== PA");
+        } else {
+            out.send(&format!(
+                "=== {}/{:.2}/{seconds:.3}",
+                format_move(mv),
+                f64::from(result.score)
+            ));
+        }
+    }
+
+    fn hint(&mut self, count: &str, engine: &mut Engine, out: &Output) {
+        let count = match count.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n.min(64),
+            _ => return self.fail(out, &format!("hint needs a number of moves, not '{count}'")),
+        };
+        let position = engine.position();
+        if position.board.is_game_over() {
+            return self.fail(out, "hint: the game is over");
+        }
+        let limits = Limits {
+            depth: level_depth(self.depth, position.board.empty_count()),
+            ..Limits::default()
+        };
+        let options = SearchOptions {
+            multi_pv: count,
+            answer_forced_at_once: false,
+            ..SearchOptions::default()
+        };
+        let result = engine.search(&limits, options, &mut |p| send_hints(out, p, count));
+        if result.depth == 0 {
+            let pv = format_pv(&result.pv);
+            out.send(&format!(
+                "search {pv} {:.2} 0 {}",
+                f64::from(result.score),
+                depth_text(0, result.proof)
+            ));
+        }
+    }
+
+    fn analyze(&mut self, engine: &mut Engine, out: &Output) {
+        let game = engine.game().clone();
+        let positions: Vec<Position> = game.positions().to_vec();
+        for (moves_made, position) in positions.iter().enumerate().rev() {
+            if engine.stop_requested() {
+                return;
+            }
+            let score = if position.board.is_game_over() {
+                position.board.final_score()
+            } else {
+                let limits = Limits {
+                    depth: level_depth(self.depth, position.board.empty_count()),
+                    ..Limits::default()
+                };
+                let result: SearchResult =
+                    engine.search_at(position, &limits, SearchOptions::default(), &mut |_| {});
+                if engine.stop_requested() {
+                    return;
+                }
+                result.score
+            };
+            out.send(&format!("analysis {moves_made} {:.2}", f64::from(score)));
+        }
+    }
+}
+
+/// The depth field of a `search` line: plies, `100%` when exact, `100%W` when only the
+/// outcome is proven.
+fn depth_text(depth: u32, proof: Proof) -> String {
+    match proof {
+        Proof::Exact => "100%".to_string(),
+        Proof::WinLossDraw => "100%W".to_string(),
+        Proof::Heuristic => depth.to_string(),
+    }
+}
+
+fn format_pv(pv: &[Option<u8>]) -> String {
+    pv.iter()
+        .map(|m| format_move(m.map_or(Move::Pass, Move::Play)))
+        .collect()
+}
+
+/// One `search` line per move among the `count` best with a proven score.
+fn send_hints(out: &Output, progress: &Progress, count: usize) {
+    let depth = depth_text(progress.depth, progress.proof);
+    for (i, root) in progress.root_moves.iter().take(count).enumerate() {
+        if root.bound != Bound::Exact && i > 0 {
+            continue;
+        }
+        let pv = if i == 0 {
+            format_pv(&progress.pv)
+        } else {
+            format_pv(&[root.mv])
+        };
+        out.send(&format!(
+            "search {pv} {:.2} 0 {depth}",
+            f64::from(root.score)
+        ));
+    }
+}
+
+impl Session for NBoardSession {
+    fn handle(&mut self, line: &str, engine: &mut Engine, out: &Output) -> Flow {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        match command.to_ascii_lowercase().as_str() {
+            "" => {}
+            "nboard" => {
+                if rest != "2" {
+                    log::warn!("nboard: protocol version '{rest}' requested; speaking version 2");
+                }
+                out.send("set myname oxello");
+            }
+            "set" => self.set(rest, engine, out),
+            "move" => self.play(rest, engine, out),
+            "go" => self.go(engine, out),
+            "hint" => self.hint(rest, engine, out),
+            "ping" => out.send(format!("pong {rest}").trim_end()),
+            "learn" => out.send("learned"),
+            "analyze" => self.analyze(engine, out),
+            "quit" => return Flow::Quit,
+            other if parse_move(other).is_ok() && rest.is_empty() => self.play(other, engine, out),
+            other => log::warn!("nboard: ignored unknown command '{}'", other.escape_debug()),
+        }
+        Flow::Continue
+    }
+
+    fn overlong(&mut self, out: &Output) {
+        self.fail(
+            out,
+            &format!("ignored a line over {} bytes", super::MAX_LINE_BYTES),
+        );
+    }
+}
