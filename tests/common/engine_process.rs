@@ -1,0 +1,112 @@
+//! Drives the built `oxello` binary as a GUI would: lines in, lines out, with timeouts.
+
+use std::io::Write;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+pub struct EngineProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl EngineProcess {
+    pub fn start(args: &[&str]) -> EngineProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_oxello"))
+            .args(args)
+            .env("RUST_LOG", "off")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the oxello binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        EngineProcess {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    /// The next line, or `None` after `timeout`.
+    pub fn line(&self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Lines up to and including the first that satisfies `last`; panics after `timeout`.
+    pub fn until(&self, timeout: Duration, last: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .line(left)
+                .unwrap_or_else(|| panic!("no expected line within {timeout:?}; saw {seen:?}"));
+            let done = last(&line);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// A GTP exchange: sends `command`, returns the reply lines (blank line consumed).
+    pub fn gtp(&mut self, command: &str) -> Vec<String> {
+        self.send(command);
+        let mut reply = self.until(Duration::from_secs(60), |l| l.is_empty());
+        reply.pop();
+        reply
+    }
+
+    /// Takes stdin so that the test can close it while the engine is busy.
+    pub fn stdin_for_test(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
+    /// Closes stdin and waits for the exit, at most `timeout`.
+    pub fn close(mut self, timeout: Duration) -> ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                self.child.kill().ok();
+                panic!("the engine did not exit within {timeout:?} of end of input");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
