@@ -1,8 +1,9 @@
 //! Drives the built `oxello` binary as a GUI would: lines in, lines out, with timeouts.
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 pub struct EngineProcess {
@@ -51,10 +52,7 @@ impl EngineProcess {
 
     /// The next line, or `None` after `timeout`.
     pub fn line(&self, timeout: Duration) -> Option<String> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => Some(line),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.lines.recv_timeout(timeout).ok()
     }
 
     /// Lines up to and including the first that satisfies `last`; panics after `timeout`.
