@@ -1,5 +1,6 @@
 //! Command-line tools, each a module on top of the library.
 
+pub mod arena;
 pub mod bench;
 pub mod perft;
 pub mod solve;

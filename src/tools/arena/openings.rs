@@ -1,0 +1,63 @@
+//! Opening lists: one transcript a line (the XOT format), chosen reproducibly by a seed.
+
+use crate::board::{Move, Position};
+use crate::notation::parse_transcript;
+
+/// Reads openings from `text`, one transcript a line; blank lines and `%`/`#` comments skipped.
+pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i, line.split(['%', '#']).next().unwrap_or("").trim()))
+        .filter(|(_, line)| !line.is_empty())
+        .map(|(i, line)| {
+            parse_transcript(line, &Position::START)
+                .map(|(moves, _)| moves)
+                .map_err(|e| format!("opening on line {}: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// SplitMix64: a small, well-mixed generator for reproducible choices.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// `count` openings drawn without repetition by `seed` (all of them, shuffled, if fewer).
+pub fn choose_openings(openings: &[Vec<Move>], count: usize, seed: u64) -> Vec<Vec<Move>> {
+    let mut order: Vec<usize> = (0..openings.len()).collect();
+    let mut rng = SplitMix(seed);
+    for i in (1..order.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+        .into_iter()
+        .take(count)
+        .map(|i| openings[i].clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openings_are_parsed_and_chosen_reproducibly() {
+        let text = "f5d6c3d3c4f4c5b3\n% comment\n\nf5f6e6f4e3c5c4e7\nf5d6c5f4e3c6d3f6\n";
+        let openings = parse_openings(text).unwrap();
+        assert_eq!(openings.len(), 3);
+        let a = choose_openings(&openings, 2, 7);
+        assert_eq!(a, choose_openings(&openings, 2, 7));
+        assert_eq!(a.len(), 2);
+        assert_ne!(a[0], a[1]);
+        assert!(parse_openings("f5a1").is_err());
+    }
+}
