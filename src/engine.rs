@@ -3,7 +3,7 @@
 //! stdout.
 
 use crate::board::{IllegalMove, Move, Position};
-use crate::eval::SimpleEvaluator;
+use crate::eval::Evaluation;
 use crate::search::{
     self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TranspositionTable,
 };
@@ -22,10 +22,15 @@ pub struct EngineOptions {
     pub hash_mib: usize,
 }
 
+/// All cores of this machine.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: all_cores(),
             hash_mib: DEFAULT_HASH_MIB,
         }
     }
@@ -105,7 +110,7 @@ pub struct Engine {
     options: EngineOptions,
     tt: TranspositionTable,
     pool: rayon::ThreadPool,
-    evaluator: SimpleEvaluator,
+    evaluator: Evaluation,
     stop: Arc<AtomicBool>,
 }
 
@@ -117,8 +122,16 @@ fn build_pool(threads: usize) -> Result<rayon::ThreadPool, EngineError> {
 }
 
 impl Engine {
-    /// An engine at the start position with the given options.
+    /// An engine at the start position with the given options and the built-in evaluation.
     pub fn new(options: EngineOptions) -> Result<Engine, EngineError> {
+        Engine::with_evaluation(options, Evaluation::default())
+    }
+
+    /// An engine with the given options and evaluation.
+    pub fn with_evaluation(
+        options: EngineOptions,
+        evaluator: Evaluation,
+    ) -> Result<Engine, EngineError> {
         check_threads(options.threads)?;
         check_hash(options.hash_mib)?;
         Ok(Engine {
@@ -126,7 +139,7 @@ impl Engine {
             options,
             tt: TranspositionTable::new(options.hash_mib),
             pool: build_pool(options.threads)?,
-            evaluator: SimpleEvaluator,
+            evaluator,
             stop: Arc::new(AtomicBool::new(false)),
         })
     }

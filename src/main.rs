@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::time::Instant;
 
 use oxello::engine::EngineOptions;
+use oxello::eval::Evaluation;
 use oxello::notation::format_move;
 use oxello::protocol::ServerConfig;
 use oxello::search::{OrderingOptions, ParallelOptions, SearchOptions};
@@ -14,7 +15,9 @@ use oxello::tools::arena::{
 };
 use oxello::tools::bench::{branching_factors, run_bench};
 use oxello::tools::perft::{perft, perft_parallel, PassCounting};
+use oxello::tools::selfplay::SelfplayConfig;
 use oxello::tools::solve::{first_number, format_row, header, solve_suite};
+use oxello::tools::train::TrainConfig;
 use oxello::{Board, Move};
 
 #[derive(Parser)]
@@ -39,8 +42,11 @@ struct Cli {
     #[arg(long)]
     movetime: Option<u64>,
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
-    #[arg(long)]
+    #[arg(long, global = true)]
     log_level: Option<log::LevelFilter>,
+    /// Evaluation: builtin (the trained patterns), simple, or a weights file.
+    #[arg(long, global = true, default_value = "builtin")]
+    eval: String,
 }
 
 #[derive(clap::Args)]
@@ -124,6 +130,62 @@ enum Command {
     },
     /// Play a match between two engines (GTP or NBoard) over openings, colours swapped.
     Match(Box<MatchArgs>),
+    /// Fit pattern weights to games (WTHOR .wtb files or selfplay transcripts).
+    Train {
+        /// Game files (default: every .wtb file in ../shared/data/wthor).
+        files: Vec<std::path::PathBuf>,
+        /// Where to write the weights.
+        #[arg(long, default_value = "oxello.weights")]
+        output: std::path::PathBuf,
+        /// Passes over the training positions.
+        #[arg(long, default_value_t = TrainConfig::default().epochs)]
+        epochs: u32,
+        /// AdaGrad learning rate.
+        #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+        learning_rate: f32,
+        /// L2 penalty.
+        #[arg(long, default_value_t = TrainConfig::default().l2)]
+        l2: f32,
+        /// Per cent of the games kept for validation.
+        #[arg(long, default_value_t = TrainConfig::default().validation_percent)]
+        validation: u64,
+        /// Seed of the split and the shuffles.
+        #[arg(long, default_value_t = TrainConfig::default().seed)]
+        seed: u64,
+        /// Label positions with at most this many empties by solving them exactly.
+        #[arg(long, default_value_t = 12)]
+        exact_empties: u32,
+    },
+    /// Play games against itself from random openings, for training.
+    Selfplay {
+        /// Games in the whole run, over all shards.
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// Midgame depth.
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        /// Random moves at the start of each game.
+        #[arg(long, default_value_t = 10)]
+        random_plies: u32,
+        /// Solve exactly from this many empties.
+        #[arg(long, default_value_t = 18)]
+        exact_empties: u32,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// This machine's share of the run: i/n plays games g with g mod n = i.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// Output file (one game a line); stdout when absent.
+        #[arg(long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Mean absolute error of the static evaluation against the games' final scores.
+    EvalError {
+        /// WTHOR .wtb files or selfplay transcripts.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// Search fixed positions to a fixed depth; the node total is a signature of the search.
     Bench {
         /// Search depth in plies.
@@ -155,10 +217,12 @@ fn main() -> Result<()> {
         logger.filter_level(level);
     }
     logger.target(env_logger::Target::Stderr).init();
-    let all_cores = EngineOptions::default().threads;
+    let all_cores = oxello::engine::all_cores();
+    let evaluation = Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
     match cli.command {
         None => oxello::protocol::serve(
             ServerConfig {
+                evaluation,
                 engine: EngineOptions {
                     threads: cli.threads.unwrap_or(all_cores),
                     hash_mib: cli.hash,
@@ -180,6 +244,7 @@ fn main() -> Result<()> {
                     threads,
                     hash_mib: hash,
                 },
+                evaluation,
                 wld,
             )?;
             if !all_right {
@@ -188,6 +253,46 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some(Command::Match(args)) => run_match_command(*args),
+        Some(Command::Train {
+            files,
+            output,
+            epochs,
+            learning_rate,
+            l2,
+            validation,
+            seed,
+            exact_empties,
+        }) => {
+            let config = TrainConfig {
+                epochs,
+                learning_rate,
+                l2,
+                validation_percent: validation,
+                seed,
+            };
+            run_train(files, &output, &config, exact_empties)
+        }
+        Some(Command::Selfplay {
+            games,
+            depth,
+            random_plies,
+            exact_empties,
+            seed,
+            shard,
+            output,
+        }) => {
+            let shard = parse_shard(&shard)?;
+            let config = SelfplayConfig {
+                games,
+                depth,
+                random_plies,
+                exact_empties,
+                seed,
+                shard,
+            };
+            run_selfplay(&config, &evaluation, output.as_deref())
+        }
+        Some(Command::EvalError { files }) => run_eval_error(&files, &evaluation),
         Some(Command::Bench {
             depth,
             hash,
@@ -218,6 +323,7 @@ fn main() -> Result<()> {
                     threads,
                     hash_mib: hash,
                 },
+                evaluation,
                 depth,
                 search,
             )
@@ -248,12 +354,17 @@ fn run_perft(depth: u32, no_pass_ply: bool, threads: usize) -> Result<()> {
     Ok(())
 }
 
-fn run_bench_command(options: EngineOptions, depth: u32, search: SearchOptions) -> Result<()> {
+fn run_bench_command(
+    options: EngineOptions,
+    evaluation: Evaluation,
+    depth: u32,
+    search: SearchOptions,
+) -> Result<()> {
     println!(
         "{:>3} {:>5} {:>4} {:>12} {:>9} {:>11}",
         "#", "move", "eval", "nodes", "time", "nps"
     );
-    let lines = run_bench(options, depth, search, |i, line| {
+    let lines = run_bench(options, evaluation, depth, search, |i, line| {
         let mv = line.best_move.map_or(Move::Pass, Move::Play);
         println!(
             "{:>3} {:>5} {:>+4} {:>12} {:>8.3}s {:>11.0}",
@@ -281,7 +392,12 @@ fn run_bench_command(options: EngineOptions, depth: u32, search: SearchOptions) 
 }
 
 /// Solves an OBF file, printing the table; true when every score agrees with the file.
-fn run_solve(file: &std::path::Path, options: EngineOptions, wld: bool) -> Result<bool> {
+fn run_solve(
+    file: &std::path::Path,
+    options: EngineOptions,
+    evaluation: Evaluation,
+    wld: bool,
+) -> Result<bool> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     let entries = oxello::notation::parse_obf_file(&text)
@@ -294,10 +410,17 @@ fn run_solve(file: &std::path::Path, options: EngineOptions, wld: bool) -> Resul
             .expect("the progress template is valid"),
     );
     println!("{}", header());
-    let solved = solve_suite(&entries, first_number(&name), options, wld, |line| {
-        bar.suspend(|| println!("{}", format_row(line)));
-        bar.inc(1);
-    })?;
+    let solved = solve_suite(
+        &entries,
+        first_number(&name),
+        options,
+        evaluation,
+        wld,
+        |line| {
+            bar.suspend(|| println!("{}", format_row(line)));
+            bar.inc(1);
+        },
+    )?;
     bar.finish_and_clear();
     let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
     let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();
@@ -395,5 +518,145 @@ fn run_match_command(args: MatchArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     println!("{}", format_report(&config, &report));
+    Ok(())
+}
+
+/// The game files to read: those given, or every WTHOR file of the shared data.
+fn game_files(files: Vec<std::path::PathBuf>) -> Result<Vec<std::path::PathBuf>> {
+    if !files.is_empty() {
+        return Ok(files);
+    }
+    let dir = std::path::Path::new("../shared/data/wthor");
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| anyhow::anyhow!("no files given and cannot read {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+fn load_all(files: &[std::path::PathBuf]) -> Result<Vec<oxello::tools::dataset::LabelledGame>> {
+    let mut games = Vec::new();
+    for file in files {
+        games.extend(oxello::tools::dataset::load_games(file)?);
+    }
+    Ok(games)
+}
+
+fn run_train(
+    files: Vec<std::path::PathBuf>,
+    output: &std::path::Path,
+    config: &TrainConfig,
+    exact_empties: u32,
+) -> Result<()> {
+    use oxello::tools::{dataset, eval_error::phase_range, train};
+    let files = game_files(files)?;
+    let games = load_all(&files)?;
+    eprintln!(
+        "{} games from {} files; labelling positions (exact from {exact_empties} empties)",
+        games.len(),
+        files.len()
+    );
+    let per_game = dataset::all_examples(&games, exact_empties);
+    let (training, validation) = train::split(per_game, config);
+    let bar = indicatif::ProgressBar::new(
+        u64::from(config.epochs) * oxello::eval::patterns::PHASES as u64,
+    )
+    .with_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} phase epochs [{elapsed}]")
+            .expect("the progress template is valid"),
+    );
+    let (weights, reports) = train::train(&training, &validation, config, &|| bar.inc(1));
+    bar.finish_and_clear();
+    std::fs::write(output, weights.to_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", output.display()))?;
+    println!(
+        "{:>5} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "phase", "empties", "training", "validation", "MAE zero", "MAE"
+    );
+    for r in &reports {
+        let (low, high) = phase_range(r.phase);
+        println!(
+            "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2}",
+            r.phase,
+            format!("{low}-{high}"),
+            r.training_positions,
+            r.validation_positions,
+            r.mae_before,
+            r.mae_after
+        );
+    }
+    let evaluator = oxello::eval::PatternEvaluator::new(weights);
+    let midgame: Vec<_> = validation
+        .iter()
+        .flatten()
+        .filter(|e| (24..=59).contains(&e.board.empty_count()))
+        .copied()
+        .collect();
+    println!(
+        "validation MAE over 24-59 empties: {:.2} discs ({} positions); weights written to {}",
+        train::mean_absolute_error(&evaluator, &midgame),
+        midgame.len(),
+        output.display()
+    );
+    Ok(())
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64)> {
+    let bad = || anyhow::anyhow!("--shard takes i/n with i < n, not '{text}'");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+fn run_selfplay(
+    config: &SelfplayConfig,
+    evaluation: &Evaluation,
+    output: Option<&std::path::Path>,
+) -> Result<()> {
+    let planned = (0..config.games)
+        .filter(|g| g % config.shard.1 == config.shard.0)
+        .count();
+    let bar = indicatif::ProgressBar::new(planned as u64).with_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed}]")
+            .expect("the progress template is valid"),
+    );
+    let lines = oxello::tools::selfplay::selfplay(config, evaluation, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+fn run_eval_error(files: &[std::path::PathBuf], evaluation: &Evaluation) -> Result<()> {
+    use oxello::tools::eval_error::{evaluation_error, phase_range};
+    let games = load_all(files)?;
+    let (phases, midgame) = evaluation_error(&games, evaluation);
+    println!(
+        "{:>5} {:>7} {:>10} {:>8}",
+        "phase", "empties", "positions", "MAE"
+    );
+    for p in &phases {
+        let (low, high) = phase_range(p.phase);
+        println!(
+            "{:>5} {:>7} {:>10} {:>8.2}",
+            p.phase,
+            format!("{low}-{high}"),
+            p.positions,
+            p.mae
+        );
+    }
+    println!(
+        "MAE over 24-59 empties: {midgame:.2} discs ({} games)",
+        games.len()
+    );
     Ok(())
 }

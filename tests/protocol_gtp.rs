@@ -122,7 +122,9 @@ fn a_whole_game_to_the_end() {
     assert_eq!(ok(&e.gtp("gogui-rules_final_result")), expected);
     assert_eq!(e.gtp("gogui-rules_legal_moves"), ["= "]);
     assert_eq!(ok(&e.gtp("genmove b")), "pass");
-    assert!(err(&e.gtp("play b a1")).contains("illegal move"));
+    assert_eq!(ok(&e.gtp("genmove w")), "pass");
+    assert_eq!(err(&e.gtp("play b a1")), "the game is over");
+    assert_eq!(err(&e.gtp("play w pass")), "the game is over");
 }
 
 /// A game in which a side has to pass: `play` and `genmove` for the other side insert it.

@@ -1,11 +1,65 @@
 //! Static evaluation: a score in discs for the side to move, from a position that is not over.
+//!
+//! Two evaluations sit behind one [`Evaluator`] interface: the trained pattern evaluation
+//! ([`PatternEvaluator`], built into the binary, the default) and a hand-made one
+//! ([`SimpleEvaluator`]) kept as a baseline.
 
+mod pattern_eval;
+pub mod patterns;
 mod simple;
+pub mod weights;
 
+pub use pattern_eval::PatternEvaluator;
 pub use simple::SimpleEvaluator;
+pub use weights::{Weights, WeightsError};
+
+use crate::board::Board;
+use std::sync::Arc;
 
 /// Scores positions of type `N` for the side to move, in discs (positive: the side to move is
 /// ahead). Never called on a finished game: the search scores those exactly.
 pub trait Evaluator<N>: Sync {
     fn evaluate(&self, node: &N) -> i32;
+}
+
+/// The evaluation an engine uses.
+#[derive(Clone, Debug)]
+pub enum Evaluation {
+    /// The hand-made evaluation.
+    Simple,
+    /// Pattern weights: the built-in ones or a file's.
+    Patterns(Arc<PatternEvaluator>),
+}
+
+impl Default for Evaluation {
+    fn default() -> Self {
+        Evaluation::Patterns(Arc::new(PatternEvaluator::built_in()))
+    }
+}
+
+impl Evaluation {
+    /// `simple`, `builtin`, or the path of a weights file.
+    pub fn from_name(name: &str) -> Result<Evaluation, String> {
+        match name {
+            "simple" => Ok(Evaluation::Simple),
+            "builtin" | "built-in" => Ok(Evaluation::default()),
+            path => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
+                PatternEvaluator::from_bytes(&bytes)
+                    .map(|e| Evaluation::Patterns(Arc::new(e)))
+                    .map_err(|e| format!("{path}: {e}"))
+            }
+        }
+    }
+}
+
+impl Evaluator<Board> for Evaluation {
+    #[inline]
+    fn evaluate(&self, board: &Board) -> i32 {
+        match self {
+            Evaluation::Simple => SimpleEvaluator.evaluate(board),
+            Evaluation::Patterns(patterns) => patterns.evaluate(board),
+        }
+    }
 }

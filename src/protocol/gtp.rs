@@ -133,7 +133,7 @@ fn score_text(black_score: i32) -> String {
 }
 
 impl GtpSession {
-    pub fn new(config: ServerConfig) -> GtpSession {
+    pub fn new(config: &ServerConfig) -> GtpSession {
         GtpSession {
             depth: config.depth,
             move_time: config.move_time,
@@ -157,6 +157,9 @@ impl GtpSession {
     /// Brings the game to `color`'s turn: inserts a forced pass of the other side, or fails.
     fn turn_of(&self, engine: &mut Engine, color: Color) -> Result<(), String> {
         let position = engine.position();
+        if position.board.is_game_over() {
+            return Err("the game is over".to_string());
+        }
         if position.side_to_move == color {
             return Ok(());
         }
@@ -227,13 +230,12 @@ impl GtpSession {
 
     fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
         let color = parse_color(argument(args, 0, "color")?)?;
+        if engine.position().board.is_game_over() {
+            return Ok("pass".to_string());
+        }
         let before = engine.game().clone();
         self.turn_of(engine, color)?;
         let position = engine.position();
-        if position.board.is_game_over() {
-            engine.set_game(before);
-            return Ok("pass".to_string());
-        }
         let started = Instant::now();
         let limits = self.limits(&position);
         let result = engine.search(&limits, SearchOptions::default(), &mut |p| {

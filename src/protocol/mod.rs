@@ -13,6 +13,7 @@ mod output;
 pub use input::MAX_LINE_BYTES;
 
 use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
 use input::{spawn_reader, Input, Interrupts};
 use output::Output;
 use std::io::{Read, Write};
@@ -21,10 +22,11 @@ use std::time::Duration;
 /// Default search depth when neither a depth nor a time is given.
 pub const DEFAULT_DEPTH: u32 = 14;
 
-/// How the engine was started: options and the default limits for a move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the engine was started: options, evaluation and the default limits for a move.
+#[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub engine: EngineOptions,
+    pub evaluation: Evaluation,
     /// Midgame depth per move (exact solving from `depth + 4` empties).
     pub depth: Option<u32>,
     /// Time per move, unless the protocol gives a clock.
@@ -87,7 +89,7 @@ pub fn serve(
     source: impl Read + Send + 'static,
     sink: impl Write + Send + 'static,
 ) -> anyhow::Result<()> {
-    let mut engine = Engine::new(config.engine)?;
+    let mut engine = Engine::with_evaluation(config.engine, config.evaluation.clone())?;
     let out = Output::new(sink);
     let interrupts = Interrupts::new(engine.stop_flag());
     let messages = spawn_reader(source, interrupts.clone());
@@ -104,8 +106,10 @@ pub fn serve(
             Input::Line(line) => {
                 if session.is_none() {
                     session = match Dialect::detect(&line) {
-                        Some(Dialect::NBoard) => Some(Box::new(nboard::NBoardSession::new(config))),
-                        Some(Dialect::Gtp) => Some(Box::new(gtp::GtpSession::new(config))),
+                        Some(Dialect::NBoard) => {
+                            Some(Box::new(nboard::NBoardSession::new(&config)))
+                        }
+                        Some(Dialect::Gtp) => Some(Box::new(gtp::GtpSession::new(&config))),
                         None => continue,
                     };
                 }

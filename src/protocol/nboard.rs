@@ -16,15 +16,15 @@ const NO_CLOCK_SECONDS: f64 = 86_400.0;
 
 /// The NBoard side of a connection: the game record (with its clocks) and the settings.
 pub struct NBoardSession {
-    config: ServerConfig,
+    move_time: Option<Duration>,
     depth: u32,
     game: GgfGame,
 }
 
 impl NBoardSession {
-    pub fn new(config: ServerConfig) -> NBoardSession {
+    pub fn new(config: &ServerConfig) -> NBoardSession {
         NBoardSession {
-            config,
+            move_time: config.move_time,
             depth: config.depth.unwrap_or(DEFAULT_DEPTH),
             game: GgfGame::new(Position::START),
         }
@@ -122,7 +122,7 @@ impl NBoardSession {
         let empties = position.board.empty_count();
         Limits {
             depth: level_depth(self.depth, empties),
-            move_time: self.config.move_time,
+            move_time: self.move_time,
             clock: self.clock(position.side_to_move),
             nodes: None,
         }

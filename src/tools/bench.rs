@@ -4,6 +4,7 @@
 
 use crate::board::Position;
 use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
 use crate::notation::parse_transcript;
 use crate::search::{Limits, SearchOptions};
 use std::time::Duration;
@@ -50,11 +51,12 @@ pub struct BenchLine {
 /// Searches every bench position to `depth` with a fresh engine of `options` and `search`.
 pub fn run_bench(
     options: EngineOptions,
+    evaluation: Evaluation,
     depth: u32,
     search: SearchOptions,
     mut on_line: impl FnMut(usize, &BenchLine),
 ) -> anyhow::Result<Vec<BenchLine>> {
-    let mut engine = Engine::new(options)?;
+    let mut engine = Engine::with_evaluation(options, evaluation)?;
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()

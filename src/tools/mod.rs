@@ -2,5 +2,9 @@
 
 pub mod arena;
 pub mod bench;
+pub mod dataset;
+pub mod eval_error;
 pub mod perft;
+pub mod selfplay;
 pub mod solve;
+pub mod train;

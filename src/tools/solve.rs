@@ -3,6 +3,7 @@
 
 use crate::board::Move;
 use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
 use crate::notation::{format_move, ObfEntry};
 use crate::search::{Limits, SearchOptions, SearchResult};
 use std::time::Duration;
@@ -47,10 +48,11 @@ pub fn solve_suite(
     entries: &[ObfEntry],
     first: usize,
     options: EngineOptions,
+    evaluation: Evaluation,
     win_loss_draw: bool,
     mut on_solved: impl FnMut(&SolvedPosition),
 ) -> anyhow::Result<Vec<SolvedPosition>> {
-    let mut engine = Engine::new(options)?;
+    let mut engine = Engine::with_evaluation(options, evaluation)?;
     let search = SearchOptions {
         win_loss_draw,
         answer_forced_at_once: false,

@@ -1,0 +1,182 @@
+//! The board patterns of the trained evaluation and how a position maps onto weight slots.
+//!
+//! Each pattern type is a list of squares; its instances are its images under the 8 board
+//! symmetries (one per distinct set of squares). An instance's squares are read in the image of
+//! the type's order, each as 0 (empty), 1 (side to move) or 2 (other side), giving a base-3
+//! index. Indices that a symmetry of the pattern itself maps onto each other share a weight
+//! slot, so the evaluation is exactly invariant under the board's symmetries.
+
+use crate::board::{Board, Symmetry};
+use std::sync::OnceLock;
+
+/// Identifies this pattern set in weights files.
+pub const PATTERN_SET_ID: u32 = 1;
+
+/// The pattern types: a name and the squares of one instance (a1 = 0 .. h8 = 63).
+pub const PATTERN_TYPES: [(&str, &[u8]); 11] = [
+    ("corner 3x3", &[0, 1, 2, 8, 9, 10, 16, 17, 18]),
+    ("corner 2x5", &[0, 1, 2, 3, 4, 8, 9, 10, 11, 12]),
+    ("edge + 2 X", &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14]),
+    ("row 2", &[8, 9, 10, 11, 12, 13, 14, 15]),
+    ("row 3", &[16, 17, 18, 19, 20, 21, 22, 23]),
+    ("row 4", &[24, 25, 26, 27, 28, 29, 30, 31]),
+    ("diagonal 8", &[0, 9, 18, 27, 36, 45, 54, 63]),
+    ("diagonal 7", &[1, 10, 19, 28, 37, 46, 55]),
+    ("diagonal 6", &[2, 11, 20, 29, 38, 47]),
+    ("diagonal 5", &[3, 12, 21, 30, 39]),
+    ("diagonal 4", &[4, 13, 22, 31]),
+];
+
+/// Phases of the game with their own weights, by number of empty squares.
+pub const PHASES: usize = 12;
+
+/// The phase of a position with `empties` empty squares: 1-5 empties is phase 0, 56-60 phase 11.
+#[inline]
+pub fn phase_of(empties: u32) -> usize {
+    (empties.saturating_sub(1) as usize / 5).min(PHASES - 1)
+}
+
+/// One placed pattern: its squares in reading order and its type.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub kind: usize,
+    pub squares: Vec<u8>,
+}
+
+/// All instances and the index-to-slot maps of every type.
+#[derive(Debug)]
+pub struct PatternTables {
+    pub instances: Vec<Instance>,
+    /// Per type: base-3 index -> slot number (global over all types).
+    pub slot_of_index: Vec<Vec<u32>>,
+    /// Number of slots over all types, plus one bias slot (the last).
+    pub slots: usize,
+}
+
+impl PatternTables {
+    /// The slot of the constant term.
+    pub fn bias_slot(&self) -> usize {
+        self.slots - 1
+    }
+}
+
+/// The pattern tables, built on first use.
+pub fn tables() -> &'static PatternTables {
+    static TABLES: OnceLock<PatternTables> = OnceLock::new();
+    TABLES.get_or_init(build_tables)
+}
+
+fn build_tables() -> PatternTables {
+    let mut instances = Vec::new();
+    let mut slot_of_index = Vec::new();
+    let mut next_slot = 0u32;
+    for (kind, (_, squares)) in PATTERN_TYPES.iter().enumerate() {
+        let images: Vec<Vec<u8>> = Symmetry::ALL
+            .iter()
+            .map(|s| {
+                squares
+                    .iter()
+                    .map(|&sq| s.apply_square(sq as usize) as u8)
+                    .collect()
+            })
+            .collect();
+        // Orderings of the type's own square set: the pattern's internal symmetries.
+        let own_set = set_of(squares);
+        let permutations: Vec<Vec<usize>> = images
+            .iter()
+            .filter(|image| set_of(image) == own_set)
+            .map(|image| {
+                image
+                    .iter()
+                    .map(|sq| squares.iter().position(|s| s == sq).expect("same set"))
+                    .collect()
+            })
+            .collect();
+        let mut seen = Vec::new();
+        for image in images {
+            let set = set_of(&image);
+            if !seen.contains(&set) {
+                seen.push(set);
+                instances.push(Instance {
+                    kind,
+                    squares: image,
+                });
+            }
+        }
+        let size = 3usize.pow(squares.len() as u32);
+        let mut canonical_slot = vec![u32::MAX; size];
+        let mut map = vec![0u32; size];
+        for (index, slot) in map.iter_mut().enumerate() {
+            let digits = digits_of(index, squares.len());
+            let canonical = permutations
+                .iter()
+                .map(|perm| index_of(&perm.iter().map(|&p| digits[p]).collect::<Vec<_>>()))
+                .min()
+                .expect("the identity is a permutation");
+            if canonical_slot[canonical] == u32::MAX {
+                canonical_slot[canonical] = next_slot;
+                next_slot += 1;
+            }
+            *slot = canonical_slot[canonical];
+        }
+        slot_of_index.push(map);
+    }
+    PatternTables {
+        instances,
+        slot_of_index,
+        slots: next_slot as usize + 1,
+    }
+}
+
+fn set_of(squares: &[u8]) -> u64 {
+    squares.iter().fold(0, |acc, &sq| acc | 1 << sq)
+}
+
+fn digits_of(mut index: usize, len: usize) -> Vec<usize> {
+    let mut digits = vec![0; len];
+    for d in digits.iter_mut().rev() {
+        *d = index % 3;
+        index /= 3;
+    }
+    digits
+}
+
+fn index_of(digits: &[usize]) -> usize {
+    digits.iter().fold(0, |acc, &d| acc * 3 + d)
+}
+
+/// The base-3 index of an instance on `board` (side to move = 1, other side = 2).
+#[inline]
+pub fn instance_index(board: &Board, squares: &[u8]) -> usize {
+    let mut index = 0;
+    for &sq in squares {
+        let cell = ((board.player >> sq) & 1) + 2 * ((board.opponent >> sq) & 1);
+        index = index * 3 + cell as usize;
+    }
+    index
+}
+
+/// Calls `visit` with the weight slot of every instance on `board`, then the bias slot.
+#[inline]
+pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
+    let tables = tables();
+    for instance in &tables.instances {
+        let index = instance_index(board, &instance.squares);
+        visit(tables.slot_of_index[instance.kind][index] as usize);
+    }
+    visit(tables.bias_slot());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_has_its_symmetric_instances() {
+        let t = tables();
+        let count = |kind: usize| t.instances.iter().filter(|i| i.kind == kind).count();
+        let counts: Vec<usize> = (0..PATTERN_TYPES.len()).map(count).collect();
+        assert_eq!(counts, [4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4]);
+        assert_eq!(t.instances.len(), 46);
+    }
+}

@@ -1,0 +1,178 @@
+//! The weights file: a header (magic, version, pattern set, phases, slots, scale, checksum) and
+//! then `phases * slots` little-endian `i16` weights in units of 1/`scale` disc.
+//!
+//! ```text
+//! offset  size  field
+//!  0       8    magic "OXELLOEV"
+//!  8       4    format version (1)
+//! 12       4    pattern set id (patterns::PATTERN_SET_ID)
+//! 16       4    phases
+//! 20       4    slots per phase
+//! 24       4    scale (weight units per disc)
+//! 28       8    FNV-1a 64 checksum of the weights that follow
+//! 36       ...  weights: phase 0 slots, phase 1 slots, ...
+//! ```
+
+use super::patterns::{tables, PATTERN_SET_ID, PHASES};
+
+const MAGIC: &[u8; 8] = b"OXELLOEV";
+const VERSION: u32 = 1;
+const HEADER_BYTES: usize = 36;
+/// Weight units per disc.
+pub const SCALE: i32 = 256;
+
+/// Why a weights file was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WeightsError {
+    #[error("not an oxello weights file (bad magic)")]
+    BadMagic,
+    #[error("weights format version {0} is not supported (this build reads version 1)")]
+    Version(u32),
+    #[error("the weights are for pattern set {0}, this build uses set {PATTERN_SET_ID}")]
+    PatternSet(u32),
+    #[error("the weights have {phases} phases of {slots} slots; this build needs {PHASES} of {expected}")]
+    Shape {
+        phases: u32,
+        slots: u32,
+        expected: usize,
+    },
+    #[error("the weights file is truncated or too long ({0} bytes)")]
+    Size(usize),
+    #[error("the weights file is corrupt (checksum mismatch)")]
+    Checksum,
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+    })
+}
+
+/// Weights for every phase and slot, in 1/[`SCALE`] disc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    pub slots: usize,
+    pub values: Vec<i16>,
+}
+
+impl Weights {
+    /// All zero: the evaluation of an untrained set.
+    pub fn zero() -> Weights {
+        let slots = tables().slots;
+        Weights {
+            slots,
+            values: vec![0; slots * PHASES],
+        }
+    }
+
+    /// The weights of one phase.
+    #[inline]
+    pub fn phase(&self, phase: usize) -> &[i16] {
+        &self.values[phase * self.slots..(phase + 1) * self.slots]
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload: Vec<u8> = self.values.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
+        bytes.extend_from_slice(MAGIC);
+        for field in [
+            VERSION,
+            PATTERN_SET_ID,
+            PHASES as u32,
+            self.slots as u32,
+            SCALE as u32,
+        ] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes
+    }
+
+    /// Reads a weights file, checking every header field and the checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, WeightsError> {
+        if bytes.len() < HEADER_BYTES {
+            return Err(if bytes.starts_with(MAGIC) || bytes.len() < MAGIC.len() {
+                WeightsError::Size(bytes.len())
+            } else {
+                WeightsError::BadMagic
+            });
+        }
+        if &bytes[..8] != MAGIC {
+            return Err(WeightsError::BadMagic);
+        }
+        let field = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let (version, set, phases, slots, scale) =
+            (field(8), field(12), field(16), field(20), field(24));
+        if version != VERSION {
+            return Err(WeightsError::Version(version));
+        }
+        if set != PATTERN_SET_ID {
+            return Err(WeightsError::PatternSet(set));
+        }
+        let expected = tables().slots;
+        if phases as usize != PHASES || slots as usize != expected || scale != SCALE as u32 {
+            return Err(WeightsError::Shape {
+                phases,
+                slots,
+                expected,
+            });
+        }
+        let payload = &bytes[HEADER_BYTES..];
+        if payload.len() != PHASES * expected * 2 {
+            return Err(WeightsError::Size(bytes.len()));
+        }
+        let checksum = u64::from_le_bytes(bytes[28..36].try_into().expect("8 bytes"));
+        if fnv1a(payload) != checksum {
+            return Err(WeightsError::Checksum);
+        }
+        let values = payload
+            .chunks_exact(2)
+            .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        Ok(Weights {
+            slots: expected,
+            values,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_rejects_damage() {
+        let mut weights = Weights::zero();
+        for (i, w) in weights.values.iter_mut().enumerate().step_by(97) {
+            *w = (i % 2000) as i16 - 1000;
+        }
+        let bytes = weights.to_bytes();
+        assert_eq!(Weights::from_bytes(&bytes).unwrap(), weights);
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert_eq!(Weights::from_bytes(&flipped), Err(WeightsError::Checksum));
+        assert_eq!(
+            Weights::from_bytes(&bytes[..bytes.len() - 2]),
+            Err(WeightsError::Size(bytes.len() - 2))
+        );
+        assert_eq!(
+            Weights::from_bytes(b"hello world, not weights at all....."),
+            Err(WeightsError::BadMagic)
+        );
+        let mut other_set = bytes.clone();
+        other_set[12] = 9;
+        assert_eq!(
+            Weights::from_bytes(&other_set),
+            Err(WeightsError::PatternSet(9))
+        );
+        let mut other_version = bytes;
+        other_version[8] = 2;
+        assert_eq!(
+            Weights::from_bytes(&other_version),
+            Err(WeightsError::Version(2))
+        );
+    }
+}

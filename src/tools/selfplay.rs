@@ -1,0 +1,92 @@
+//! `oxello selfplay`: games from randomised openings, searched at a fixed depth and played
+//! exactly from a number of empties on, written as `<transcript> <black final score>` lines
+//! (the format `oxello train` reads). Game `g` of a run belongs to shard `g mod n`, and its
+//! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
+//! and their outputs can simply be concatenated.
+
+use crate::board::{Move, Position, Squares};
+use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
+use crate::notation::format_transcript;
+use crate::search::{Limits, SearchOptions};
+use rayon::prelude::*;
+
+/// Selfplay settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfplayConfig {
+    /// Games in the whole run (over all shards).
+    pub games: u64,
+    /// Midgame search depth.
+    pub depth: u32,
+    /// Random moves at the start of each game.
+    pub random_plies: u32,
+    /// From this many empties on, moves are found by exact solving.
+    pub exact_empties: u32,
+    pub seed: u64,
+    /// This shard's number and the number of shards.
+    pub shard: (u64, u64),
+}
+
+fn mix(seed: u64, game: u64) -> u64 {
+    let mut z = seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays game number `game`: its transcript and Black's final disc difference.
+pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
+    let mut position = Position::START;
+    let mut moves = Vec::new();
+    let mut random = mix(config.seed, game);
+    engine.new_game(position);
+    while !position.board.is_game_over() {
+        let legal = position.board.moves();
+        let mv = if legal == 0 {
+            Move::Pass
+        } else if (moves.len() as u32) < config.random_plies {
+            random = mix(random, moves.len() as u64);
+            let pick = (random % u64::from(legal.count_ones())) as usize;
+            Move::Play(Squares(legal).nth(pick).expect("pick is below the count") as u8)
+        } else {
+            let empties = position.board.empty_count();
+            let limits = Limits {
+                depth: (empties > config.exact_empties).then_some(config.depth),
+                ..Limits::default()
+            };
+            let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+            result.best_move.map_or(Move::Pass, Move::Play)
+        };
+        engine.play(mv).expect("moves are legal");
+        position = position.play(mv).expect("moves are legal");
+        moves.push(mv);
+    }
+    (moves, position.black_final_score())
+}
+
+/// Plays this shard's games on all cores, one single-threaded engine per worker; returns the
+/// output lines in game order.
+pub fn selfplay(
+    config: &SelfplayConfig,
+    evaluation: &Evaluation,
+    on_game: &(dyn Fn() + Sync),
+) -> anyhow::Result<Vec<String>> {
+    let (shard, shards) = config.shard;
+    let games: Vec<u64> = (0..config.games).filter(|g| g % shards == shard).collect();
+    let options = EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    };
+    games
+        .par_iter()
+        .map_init(
+            || Engine::with_evaluation(options, evaluation.clone()),
+            |engine, &game| {
+                let engine = engine.as_mut().map_err(|e| anyhow::anyhow!("{e}"))?;
+                let (moves, score) = play_game(engine, config, game);
+                on_game();
+                Ok(format!("{} {score:+}", format_transcript(&moves)))
+            },
+        )
+        .collect()
+}

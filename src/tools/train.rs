@@ -1,0 +1,171 @@
+//! `oxello train`: fits the pattern weights to labelled positions.
+//!
+//! Games are split into training and validation sets by a seeded hash of their number. Each
+//! phase is fitted on its own (phases run in parallel, each one sequential, so the result
+//! depends only on the seed): least squares by stochastic gradient descent with per-slot
+//! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
+
+use super::dataset::Example;
+use crate::eval::patterns::{for_each_slot, phase_of, tables, PHASES};
+use crate::eval::weights::SCALE;
+use crate::eval::{Evaluator, PatternEvaluator, Weights};
+use rayon::prelude::*;
+
+/// Training settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrainConfig {
+    pub epochs: u32,
+    pub learning_rate: f32,
+    /// L2 penalty per slot update.
+    pub l2: f32,
+    /// Per cent of the games kept for validation.
+    pub validation_percent: u64,
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 12,
+            learning_rate: 1.0,
+            l2: 0.001,
+            validation_percent: 10,
+            seed: 1,
+        }
+    }
+}
+
+/// Validation error of one phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseReport {
+    pub phase: usize,
+    pub training_positions: usize,
+    pub validation_positions: usize,
+    /// Mean absolute error of the untrained weights (all zero: predicting a draw).
+    pub mae_before: f64,
+    /// Mean absolute error of the trained evaluation, in discs.
+    pub mae_after: f64,
+}
+
+fn mix(seed: u64, value: u64) -> u64 {
+    let mut z = seed ^ value.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Whether game number `game` belongs to the validation set.
+pub fn is_validation(game: usize, config: &TrainConfig) -> bool {
+    mix(config.seed, game as u64) % 100 < config.validation_percent
+}
+
+/// Splits per-game examples into per-phase training and validation sets.
+pub fn split(
+    per_game: Vec<Vec<Example>>,
+    config: &TrainConfig,
+) -> (Vec<Vec<Example>>, Vec<Vec<Example>>) {
+    let mut training = vec![Vec::new(); PHASES];
+    let mut validation = vec![Vec::new(); PHASES];
+    for (game, examples) in per_game.into_iter().enumerate() {
+        let target = if is_validation(game, config) {
+            &mut validation
+        } else {
+            &mut training
+        };
+        for example in examples {
+            target[phase_of(example.board.empty_count())].push(example);
+        }
+    }
+    (training, validation)
+}
+
+/// Fits one phase's weights (in discs) to its examples.
+fn fit_phase(
+    examples: &[Example],
+    phase: usize,
+    config: &TrainConfig,
+    progress: &(dyn Fn() + Sync),
+) -> Vec<f32> {
+    let slots = tables().slots;
+    let mut weights = vec![0f32; slots];
+    let mut squared = vec![0f32; slots];
+    if !examples.is_empty() {
+        weights[tables().bias_slot()] =
+            examples.iter().map(|e| e.label).sum::<f32>() / examples.len() as f32;
+    }
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    let mut touched = Vec::with_capacity(64);
+    for epoch in 0..config.epochs {
+        for i in (1..order.len()).rev() {
+            let j = (mix(
+                config.seed ^ (phase as u64) << 32,
+                (u64::from(epoch) << 40) | i as u64,
+            ) % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        for &i in &order {
+            let example = &examples[i];
+            touched.clear();
+            for_each_slot(&example.board, |slot| touched.push(slot));
+            let prediction: f32 = touched.iter().map(|&s| weights[s]).sum();
+            let error = prediction - example.label;
+            for &slot in &touched {
+                let gradient = error + config.l2 * weights[slot];
+                squared[slot] += gradient * gradient;
+                weights[slot] -= config.learning_rate * gradient / (squared[slot] + 1.0).sqrt();
+            }
+        }
+        progress();
+    }
+    weights
+}
+
+/// Mean absolute error of an evaluator over examples (0 when there are none).
+pub fn mean_absolute_error(
+    evaluator: &(dyn Evaluator<crate::board::Board> + Sync),
+    examples: &[Example],
+) -> f64 {
+    if examples.is_empty() {
+        return 0.0;
+    }
+    let total: f64 = examples
+        .par_iter()
+        .map(|e| f64::from((evaluator.evaluate(&e.board) as f32 - e.label).abs()))
+        .sum();
+    total / examples.len() as f64
+}
+
+/// Trains weights on `training` (per phase) and measures them on `validation`.
+pub fn train(
+    training: &[Vec<Example>],
+    validation: &[Vec<Example>],
+    config: &TrainConfig,
+    progress: &(dyn Fn() + Sync),
+) -> (Weights, Vec<PhaseReport>) {
+    let fitted: Vec<Vec<f32>> = (0..PHASES)
+        .into_par_iter()
+        .map(|phase| fit_phase(&training[phase], phase, config, progress))
+        .collect();
+    let slots = tables().slots;
+    let mut weights = Weights::zero();
+    for (phase, values) in fitted.iter().enumerate() {
+        for (slot, &w) in values.iter().enumerate() {
+            weights.values[phase * slots + slot] = (w * SCALE as f32)
+                .round()
+                .clamp(f32::from(i16::MIN), f32::from(i16::MAX))
+                as i16;
+        }
+    }
+    let trained = PatternEvaluator::new(weights.clone());
+    let untrained = PatternEvaluator::new(Weights::zero());
+    let reports = (0..PHASES)
+        .map(|phase| PhaseReport {
+            phase,
+            training_positions: training[phase].len(),
+            validation_positions: validation[phase].len(),
+            mae_before: mean_absolute_error(&untrained, &validation[phase]),
+            mae_after: mean_absolute_error(&trained, &validation[phase]),
+        })
+        .collect();
+    (weights, reports)
+}

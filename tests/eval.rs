@@ -1,0 +1,198 @@
+//! The pattern evaluation against independent checks: slots from the symmetric images of each
+//! pattern, exact symmetry of the evaluation, weights files, training that learns, selfplay
+//! that is reproducible and shards cleanly.
+
+mod common;
+
+use common::{playout, pseudo_random_bytes};
+use oxello::board::{Board, Symmetry};
+use oxello::eval::patterns::{for_each_slot, instance_index, tables, PATTERN_TYPES};
+use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
+use oxello::tools::dataset::{all_examples, load_games};
+use oxello::tools::selfplay::{selfplay, SelfplayConfig};
+use oxello::tools::train::{split, train, TrainConfig};
+use proptest::prelude::*;
+
+fn random_board() -> impl Strategy<Value = Board> {
+    prop::collection::vec(any::<u8>(), 0..60).prop_map(|choices| playout(&choices))
+}
+
+/// The cell of a square read square by square: 0 empty, 1 side to move, 2 other side.
+fn cell(board: &Board, square: u8) -> usize {
+    if board.player & (1 << square) != 0 {
+        1
+    } else if board.opponent & (1 << square) != 0 {
+        2
+    } else {
+        0
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Reading each type's own squares on the 8 images of the board gives the same slots as the
+    /// instances, each instance counted once per symmetry that produces it.
+    #[test]
+    fn slots_agree_with_the_symmetric_images(board in random_board()) {
+        let t = tables();
+        for (kind, (_, squares)) in PATTERN_TYPES.iter().enumerate() {
+            let mut reference: Vec<u32> = Symmetry::ALL
+                .iter()
+                .map(|s| {
+                    let image = board.transformed(s.inverse());
+                    let index = squares.iter().fold(0, |acc, &sq| acc * 3 + cell(&image, sq));
+                    t.slot_of_index[kind][index]
+                })
+                .collect();
+            let instances: Vec<_> = t.instances.iter().filter(|i| i.kind == kind).collect();
+            let repeat = 8 / instances.len();
+            let mut actual: Vec<u32> = instances
+                .iter()
+                .flat_map(|i| std::iter::repeat_n(t.slot_of_index[kind][instance_index(&board, &i.squares)], repeat))
+                .collect();
+            reference.sort_unstable();
+            actual.sort_unstable();
+            prop_assert_eq!(reference, actual, "pattern {}", PATTERN_TYPES[kind].0);
+        }
+        let mut visited = Vec::new();
+        for_each_slot(&board, |slot| visited.push(slot));
+        prop_assert_eq!(visited.len(), t.instances.len() + 1);
+        prop_assert!(visited.iter().all(|&slot| slot < t.slots));
+    }
+
+    #[test]
+    fn the_evaluation_is_invariant_under_the_symmetries(board in random_board(), seed in any::<u64>()) {
+        let built_in = PatternEvaluator::built_in();
+        let mut weights = Weights::zero();
+        for (i, w) in weights.values.iter_mut().enumerate() {
+            *w = (pseudo_random_bytes(seed ^ i as u64, 2).iter().fold(0i32, |a, &b| a * 256 + i32::from(b)) % 4001 - 2000) as i16;
+        }
+        let random = PatternEvaluator::new(weights);
+        for symmetry in Symmetry::ALL {
+            let image = board.transformed(symmetry);
+            prop_assert_eq!(built_in.raw(&image), built_in.raw(&board));
+            prop_assert_eq!(random.raw(&image), random.raw(&board));
+        }
+    }
+}
+
+#[test]
+fn weights_files_round_trip_and_damage_is_refused() {
+    let path = std::env::temp_dir().join(format!("oxello-eval-{}.weights", std::process::id()));
+    let weights = Weights::zero();
+    std::fs::write(&path, weights.to_bytes()).unwrap();
+    let loaded = Evaluation::from_name(path.to_str().unwrap()).unwrap();
+    assert_eq!(loaded.evaluate(&Board::START), 0);
+    let mut bytes = weights.to_bytes();
+    bytes[40] ^= 0x55;
+    assert_eq!(
+        PatternEvaluator::from_bytes(&bytes).unwrap_err(),
+        WeightsError::Checksum
+    );
+    std::fs::write(&path, &bytes).unwrap();
+    let error = Evaluation::from_name(path.to_str().unwrap()).unwrap_err();
+    assert!(error.contains("corrupt"), "{error}");
+    assert!(Evaluation::from_name("/no/such/weights")
+        .unwrap_err()
+        .contains("cannot read"));
+    std::fs::remove_file(&path).ok();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_oxello"))
+        .args(["--eval", "/no/such/weights", "bench", "--depth", "1"])
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(!status.status.success());
+    assert!(String::from_utf8_lossy(&status.stderr).contains("cannot read weights"));
+}
+
+#[test]
+fn a_tiny_training_run_lowers_the_validation_error() {
+    let games = load_games(&common::shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let games = &games[..400];
+    let config = TrainConfig {
+        epochs: 4,
+        validation_percent: 20,
+        ..TrainConfig::default()
+    };
+    let (training, validation) = split(all_examples(games, 8), &config);
+    let (_, reports) = train(&training, &validation, &config, &|| {});
+    let before: f64 = reports
+        .iter()
+        .map(|r| r.mae_before * r.validation_positions as f64)
+        .sum();
+    let after: f64 = reports
+        .iter()
+        .map(|r| r.mae_after * r.validation_positions as f64)
+        .sum();
+    assert!(
+        after < 0.8 * before,
+        "validation error {after} against {before} untrained"
+    );
+    let improved = reports
+        .iter()
+        .filter(|r| r.mae_after < r.mae_before)
+        .count();
+    assert!(
+        improved >= 10,
+        "only {improved} phases improved: {reports:?}"
+    );
+    let (again, _) = train(&training, &validation, &config, &|| {});
+    let (first, _) = train(&training, &validation, &config, &|| {});
+    assert_eq!(again, first, "training is reproducible");
+}
+
+#[test]
+fn selfplay_is_reproducible_and_shards_are_disjoint() {
+    let config = SelfplayConfig {
+        games: 6,
+        depth: 1,
+        random_plies: 8,
+        exact_empties: 8,
+        seed: 5,
+        shard: (0, 1),
+    };
+    let evaluation = Evaluation::default();
+    let whole = selfplay(&config, &evaluation, &|| {}).unwrap();
+    assert_eq!(whole, selfplay(&config, &evaluation, &|| {}).unwrap());
+    let even = selfplay(
+        &SelfplayConfig {
+            shard: (0, 2),
+            ..config
+        },
+        &evaluation,
+        &|| {},
+    )
+    .unwrap();
+    let odd = selfplay(
+        &SelfplayConfig {
+            shard: (1, 2),
+            ..config
+        },
+        &evaluation,
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!((even.len(), odd.len()), (3, 3));
+    for (g, line) in whole.iter().enumerate() {
+        let shard_line = if g % 2 == 0 {
+            &even[g / 2]
+        } else {
+            &odd[g / 2]
+        };
+        assert_eq!(line, shard_line);
+    }
+    let path = std::env::temp_dir().join(format!("oxello-selfplay-{}.txt", std::process::id()));
+    std::fs::write(&path, whole.join("\n")).unwrap();
+    let games = load_games(&path).unwrap();
+    assert_eq!(games.len(), 6);
+    for game in &games {
+        let mut position = oxello::Position::START;
+        for mv in &game.moves {
+            position = position.play(*mv).unwrap();
+        }
+        assert!(position.board.is_game_over());
+        assert_eq!(position.black_final_score(), game.black_score);
+    }
+    std::fs::remove_file(&path).ok();
+}
