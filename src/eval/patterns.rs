@@ -51,6 +51,28 @@ pub struct PatternTables {
     pub slot_of_index: Vec<Vec<u32>>,
     /// Number of slots over all types, plus one bias slot (the last).
     pub slots: usize,
+    /// Per instance: its squares as a mask, and the slot of every index read in ascending
+    /// square order (the order in which bit extraction delivers them).
+    masked: Vec<(u64, Vec<u32>)>,
+}
+
+/// `BASE3[bits]`: the bits of a 10-bit number read as base-3 digits (lowest bit lowest digit).
+static BASE3: [u16; 1024] = build_base3();
+
+const fn build_base3() -> [u16; 1024] {
+    let mut table = [0u16; 1024];
+    let mut bits = 0;
+    while bits < 1024 {
+        let (mut value, mut power, mut rest) = (0u32, 1u32, bits);
+        while rest != 0 {
+            value += (rest & 1) as u32 * power;
+            power *= 3;
+            rest >>= 1;
+        }
+        table[bits] = value as u16;
+        bits += 1;
+    }
+    table
 }
 
 impl PatternTables {
@@ -121,10 +143,37 @@ fn build_tables() -> PatternTables {
         }
         slot_of_index.push(map);
     }
+    let masked = instances
+        .iter()
+        .map(|instance| {
+            let mut ascending = instance.squares.clone();
+            ascending.sort_unstable();
+            let size = 3usize.pow(ascending.len() as u32);
+            let slots = (0..size)
+                .map(|index| {
+                    let digits = digits_of(index, ascending.len());
+                    let cell = |sq: &u8| {
+                        let position = ascending
+                            .iter()
+                            .position(|a| a == sq)
+                            .expect("same squares");
+                        digits[ascending.len() - 1 - position]
+                    };
+                    let in_order = instance
+                        .squares
+                        .iter()
+                        .fold(0, |acc, sq| acc * 3 + cell(sq));
+                    slot_of_index[instance.kind][in_order]
+                })
+                .collect();
+            (set_of(&instance.squares), slots)
+        })
+        .collect();
     PatternTables {
         instances,
         slot_of_index,
         slots: next_slot as usize + 1,
+        masked,
     }
 }
 
@@ -160,11 +209,33 @@ pub fn instance_index(board: &Board, squares: &[u8]) -> usize {
 #[inline]
 pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
     let tables = tables();
-    for instance in &tables.instances {
-        let index = instance_index(board, &instance.squares);
-        visit(tables.slot_of_index[instance.kind][index] as usize);
+    for (mask, slots) in &tables.masked {
+        let index = usize::from(BASE3[extract(board.player, *mask)])
+            + 2 * usize::from(BASE3[extract(board.opponent, *mask)]);
+        visit(slots[index] as usize);
     }
     visit(tables.bias_slot());
+}
+
+/// The bits of `bits` under `mask`, packed from the lowest (BMI2 `pext` where the build has it).
+#[inline]
+fn extract(bits: u64, mask: u64) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the build targets BMI2, so every CPU this binary runs on has it.
+        unsafe { std::arch::x86_64::_pext_u64(bits, mask) as usize }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut packed, mut rest, mut bit) = (0usize, mask, 0);
+        while rest != 0 {
+            let lowest = rest & rest.wrapping_neg();
+            packed |= usize::from(bits & lowest != 0) << bit;
+            bit += 1;
+            rest ^= lowest;
+        }
+        packed
+    }
 }
 
 #[cfg(test)]
