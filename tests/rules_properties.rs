@@ -113,8 +113,8 @@ proptest! {
         game.tags.push(("TI".into(), "15:00".into()));
         let mut color = Color::Black;
         for (i, mv) in moves.iter().enumerate() {
-            let seconds = (i % 3 != 0).then(|| f64::from(times[i]) / 1000.0);
-            let eval = (i % 2 == 0).then(|| f64::from(times[i] % 129) - 64.0);
+            let seconds = (i % 3 != 0).then(|| f64::from(times[i % times.len()]) / 1000.0);
+            let eval = (i % 2 == 0).then(|| f64::from(times[i % times.len()] % 129) - 64.0);
             game.moves.push(GgfMove { color, mv: *mv, eval, seconds });
             color = color.other();
         }

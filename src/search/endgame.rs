@@ -11,13 +11,14 @@
 
 use super::midgame::Searcher;
 use super::node::adjacent_empties;
+use super::parallel::SharedBest;
 use super::tt::NO_MOVE;
 use super::INFINITY;
 use crate::board::{Board, Squares};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// From this many empties the solver uses the transposition table.
 pub const TABLE_MIN_EMPTIES: u32 = 11;
@@ -289,7 +290,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
             flag: AtomicBool::new(false),
             parent: self.abort,
         };
-        let best = AtomicU32::new(pack(-INFINITY, NO_MOVE));
+        let best = SharedBest::new(-INFINITY, NO_MOVE);
         let ctx = self.searcher.ctx;
         rest.par_iter().for_each_init(
             || Solver {
@@ -304,23 +305,14 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 if solver.aborted() && score <= alpha {
                     return;
                 }
-                best.fetch_max(pack(score, entry.square), Ordering::Relaxed);
+                best.offer(score, entry.square);
                 if score > alpha {
                     abort.flag.store(true, Ordering::Relaxed);
                 }
             },
         );
-        unpack(best.load(Ordering::Relaxed))
+        best.get()
     }
-}
-
-/// Packs a score and square so that the larger score compares larger.
-fn pack(score: i32, square: u8) -> u32 {
-    ((score + 1024) as u32) << 8 | u32::from(square)
-}
-
-fn unpack(packed: u32) -> (i32, u8) {
-    ((packed >> 8) as i32 - 1024, packed as u8)
 }
 
 /// A move with its ordering key and the position it leads to.

@@ -11,13 +11,29 @@ use crate::eval::Evaluator;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
-/// Packs a score and move so that the larger score (then the larger move) compares larger.
-fn pack(score: i32, mv: u8) -> u32 {
-    ((score + 1024) as u32) << 8 | u32::from(mv)
-}
+/// The best (score, move) found by the threads of a split, kept in one atomic: the score and
+/// move are packed so that the larger score (then the larger move) compares larger.
+pub(super) struct SharedBest(AtomicU32);
 
-fn unpack(packed: u32) -> (i32, u8) {
-    ((packed >> 8) as i32 - 1024, packed as u8)
+impl SharedBest {
+    fn pack(score: i32, mv: u8) -> u32 {
+        ((score + 1024) as u32) << 8 | u32::from(mv)
+    }
+
+    pub(super) fn new(score: i32, mv: u8) -> SharedBest {
+        SharedBest(AtomicU32::new(Self::pack(score, mv)))
+    }
+
+    /// Records a result; keeps the best.
+    pub(super) fn offer(&self, score: i32, mv: u8) {
+        self.0.fetch_max(Self::pack(score, mv), Ordering::Relaxed);
+    }
+
+    /// The best score and its move.
+    pub(super) fn get(&self) -> (i32, u8) {
+        let packed = self.0.load(Ordering::Relaxed);
+        ((packed >> 8) as i32 - 1024, packed as u8)
+    }
 }
 
 /// Searches `siblings` of a node of `depth` in parallel after its first move raised the bound
@@ -31,7 +47,7 @@ pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
     pv: bool,
 ) -> (i32, u8) {
     let shared_alpha = AtomicI32::new(alpha);
-    let best = AtomicU32::new(pack(-INFINITY, siblings[0].mv));
+    let best = SharedBest::new(-INFINITY, siblings[0].mv);
     let _ = siblings.par_iter().try_for_each_init(
         || Searcher::new(ctx),
         |searcher, candidate| {
@@ -44,7 +60,7 @@ pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
             if ctx.stopped() {
                 return Err(());
             }
-            best.fetch_max(pack(score, candidate.mv), Ordering::Relaxed);
+            best.offer(score, candidate.mv);
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
                 Err(())
@@ -53,7 +69,7 @@ pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
             }
         },
     );
-    unpack(best.load(Ordering::Relaxed))
+    best.get()
 }
 
 /// Searches the root moves after the first in parallel against the bound `alpha` set by the

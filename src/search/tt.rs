@@ -122,6 +122,7 @@ impl TranspositionTable {
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
+        let mut entry_move = best_move;
         for slot in &bucket.0 {
             let data = slot.data.load(Ordering::Relaxed);
             if data == 0 {
@@ -139,23 +140,11 @@ impl TranspositionTable {
                 } else if old.depth > depth {
                     return;
                 }
-                let best_move = if best_move == NO_MOVE {
-                    old.best_move
-                } else {
-                    best_move
-                };
-                write(
-                    slot,
-                    key,
-                    TtEntry {
-                        depth,
-                        lower,
-                        upper,
-                        best_move,
-                    },
-                    generation,
-                );
-                return;
+                if best_move == NO_MOVE {
+                    entry_move = old.best_move;
+                }
+                victim = slot;
+                break;
             }
             let age = generation.wrapping_sub(old_generation) as i32;
             let worth = i32::from(old.depth) - 8 * age;
@@ -164,17 +153,13 @@ impl TranspositionTable {
                 victim = slot;
             }
         }
-        write(
-            victim,
-            key,
-            TtEntry {
-                depth,
-                lower,
-                upper,
-                best_move,
-            },
-            generation,
-        );
+        let entry = TtEntry {
+            depth,
+            lower,
+            upper,
+            best_move: entry_move,
+        };
+        write(victim, key, entry, generation);
     }
 }
 

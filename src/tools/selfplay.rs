@@ -4,6 +4,7 @@
 //! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
 //! and their outputs can simply be concatenated.
 
+use super::seeded_hash;
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
@@ -27,25 +28,18 @@ pub struct SelfplayConfig {
     pub shard: (u64, u64),
 }
 
-fn mix(seed: u64, game: u64) -> u64 {
-    let mut z = seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Plays game number `game`: its transcript and Black's final disc difference.
 pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
     let mut position = Position::START;
     let mut moves = Vec::new();
-    let mut random = mix(config.seed, game);
+    let mut random = seeded_hash(config.seed, game);
     engine.new_game(position);
     while !position.board.is_game_over() {
         let legal = position.board.moves();
         let mv = if legal == 0 {
             Move::Pass
         } else if (moves.len() as u32) < config.random_plies {
-            random = mix(random, moves.len() as u64);
+            random = seeded_hash(random, moves.len() as u64);
             let pick = (random % u64::from(legal.count_ones())) as usize;
             Move::Play(Squares(legal).nth(pick).expect("pick is below the count") as u8)
         } else {

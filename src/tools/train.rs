@@ -6,6 +6,7 @@
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
 
 use super::dataset::Example;
+use super::seeded_hash;
 use crate::eval::patterns::{for_each_slot, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
 use crate::eval::{Evaluator, PatternEvaluator, Weights};
@@ -47,16 +48,9 @@ pub struct PhaseReport {
     pub mae_after: f64,
 }
 
-fn mix(seed: u64, value: u64) -> u64 {
-    let mut z = seed ^ value.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Whether game number `game` belongs to the validation set.
 pub fn is_validation(game: usize, config: &TrainConfig) -> bool {
-    mix(config.seed, game as u64) % 100 < config.validation_percent
+    seeded_hash(config.seed, game as u64) % 100 < config.validation_percent
 }
 
 /// Splits per-game examples into per-phase training and validation sets.
@@ -97,7 +91,7 @@ fn fit_phase(
     let mut touched = Vec::with_capacity(64);
     for epoch in 0..config.epochs {
         for i in (1..order.len()).rev() {
-            let j = (mix(
+            let j = (seeded_hash(
                 config.seed ^ (phase as u64) << 32,
                 (u64::from(epoch) << 40) | i as u64,
             ) % (i as u64 + 1)) as usize;

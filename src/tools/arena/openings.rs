@@ -17,25 +17,11 @@ pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
         .collect()
 }
 
-/// SplitMix64: a small, well-mixed generator for reproducible choices.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// `count` openings drawn without repetition by `seed` (all of them, shuffled, if fewer).
 pub fn choose_openings(openings: &[Vec<Move>], count: usize, seed: u64) -> Vec<Vec<Move>> {
     let mut order: Vec<usize> = (0..openings.len()).collect();
-    let mut rng = SplitMix(seed);
     for i in (1..order.len()).rev() {
-        let j = (rng.next() % (i as u64 + 1)) as usize;
+        let j = (crate::tools::seeded_hash(seed, i as u64) % (i as u64 + 1)) as usize;
         order.swap(i, j);
     }
     order
