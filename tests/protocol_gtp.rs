@@ -130,8 +130,7 @@ fn a_whole_game_to_the_end() {
 /// A game in which a side has to pass: `play` and `genmove` for the other side insert it.
 #[test]
 fn forced_passes_are_inserted() {
-    // A known game in which White must pass after Black's 10th move (found with the library).
-    let transcript = find_game_with_pass();
+    let (transcript, _) = common::game_until_forced_pass();
     let mut e = EngineProcess::start(&["--depth", "2", "--threads", "1"]);
     let mut position = Position::START;
     for mv in &transcript {
@@ -166,30 +165,6 @@ fn forced_passes_are_inserted() {
         after_pass.play(mv).is_ok(),
         "{answer} is not legal after the pass"
     );
-}
-
-fn find_game_with_pass() -> Vec<Move> {
-    for seed in 0..10_000u64 {
-        let choices = common::pseudo_random_bytes(seed + 1, 64);
-        let mut position = Position::START;
-        let mut moves = Vec::new();
-        for choice in choices {
-            if position.board.is_game_over() {
-                break;
-            }
-            if position.board.must_pass() {
-                return moves;
-            }
-            let legal = position.board.moves();
-            let sq = oxello::board::Squares(legal)
-                .nth(usize::from(choice) % legal.count_ones() as usize)
-                .unwrap();
-            let mv = Move::Play(sq as u8);
-            position = position.play(mv).unwrap();
-            moves.push(mv);
-        }
-    }
-    panic!("no random game with a pass");
 }
 
 #[test]

@@ -201,8 +201,8 @@ fn bad_input_is_explained_and_the_game_stays() {
 #[test]
 fn go_with_no_move_answers_pass() {
     let mut e = start(&["--threads", "1"]);
-    // White to move with no legal move but Black has one: a1 black, b1 white... (found below).
-    let position = position_with_forced_pass();
+    // A position where the side to move has no legal move but the other side has.
+    let (_, position) = common::game_until_forced_pass();
     let text = oxello::notation::format_position(&position);
     let (board, side) = text.split_at(64);
     let side = if side.trim() == "X" { "*" } else { "O" };
@@ -210,27 +210,6 @@ fn go_with_no_move_answers_pass() {
     e.send(&format!("set game (;GM[Othello]BO[8 {board} {side}];)"));
     let (mv, _) = go(&mut e);
     assert_eq!(mv, Move::Pass);
-}
-
-fn position_with_forced_pass() -> Position {
-    for seed in 1..10_000u64 {
-        let choices = common::pseudo_random_bytes(seed, 64);
-        let mut position = Position::START;
-        for choice in choices {
-            if position.board.is_game_over() {
-                break;
-            }
-            if position.board.must_pass() {
-                return position;
-            }
-            let legal = position.board.moves();
-            let sq = oxello::board::Squares(legal)
-                .nth(usize::from(choice) % legal.count_ones() as usize)
-                .unwrap();
-            position = position.play(Move::Play(sq as u8)).unwrap();
-        }
-    }
-    panic!("no position with a forced pass");
 }
 
 #[test]

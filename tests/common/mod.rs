@@ -2,7 +2,7 @@
 //! reachable positions, and the path to `../shared/data`.
 #![allow(dead_code)]
 
-use oxello::board::{Board, Squares};
+use oxello::board::{Board, Move, Position, Squares};
 use std::path::PathBuf;
 
 /// The directory of the shared reference data; panics with a clear message when it is absent.
@@ -144,4 +144,29 @@ pub fn pseudo_random_bytes(mut seed: u64, len: usize) -> Vec<u8> {
             (seed >> 32) as u8
         })
         .collect()
+}
+
+/// The moves of the first pseudo-random game (by seed) that reaches a position where the side
+/// to move must pass, and that position.
+pub fn game_until_forced_pass() -> (Vec<Move>, Position) {
+    for seed in 1..10_000u64 {
+        let mut position = Position::START;
+        let mut moves = Vec::new();
+        for choice in pseudo_random_bytes(seed, 64) {
+            if position.board.is_game_over() {
+                break;
+            }
+            if position.board.must_pass() {
+                return (moves, position);
+            }
+            let legal = position.board.moves();
+            let sq = Squares(legal)
+                .nth(usize::from(choice) % legal.count_ones() as usize)
+                .expect("choice is below the move count");
+            let mv = Move::Play(sq as u8);
+            position = position.play(mv).expect("a generated move is legal");
+            moves.push(mv);
+        }
+    }
+    panic!("no pseudo-random game reaches a forced pass");
 }
