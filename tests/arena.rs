@@ -42,6 +42,22 @@ fn spec(name: &str, command: String, protocol: Protocol) -> EngineSpec {
     }
 }
 
+/// oxello at depth 1 against `second`, one game at a time, no file, no SPRT.
+fn match_config(second: EngineSpec, openings: usize, time: TimeControl) -> MatchConfig {
+    MatchConfig {
+        engines: [
+            spec("oxello", oxello("--depth 1 --threads 1"), Protocol::Gtp),
+            second,
+        ],
+        openings: xot(openings),
+        time,
+        margin: Duration::from_millis(300),
+        concurrency: 1,
+        games_file: None,
+        sprt: None,
+    }
+}
+
 fn xot(count: usize) -> Vec<Vec<oxello::Move>> {
     let text = std::fs::read_to_string(common::shared_file("xot-openings-small.txt")).unwrap();
     choose_openings(&parse_openings(&text).unwrap(), count, 42)
@@ -81,10 +97,7 @@ fn a_short_match_plays_every_game_with_consistent_totals() {
     let games: Vec<GgfGame> = text.lines().map(|l| GgfGame::parse(l).unwrap()).collect();
     assert_eq!(games.len(), 6);
     let mut disc_sum = 0i64;
-    for (game, opening) in games
-        .iter()
-        .zip(config.openings.iter().flat_map(|o| [o, o]))
-    {
+    for game in &games {
         let end = game.final_position();
         assert!(end.board.is_game_over());
         let result: f64 = game.tag("RE").unwrap().parse().unwrap();
@@ -94,25 +107,13 @@ fn a_short_match_plays_every_game_with_consistent_totals() {
         } else {
             -end.black_final_score()
         });
-        let _ = opening;
     }
     assert_eq!(disc_sum, first.disc_sum);
     std::fs::remove_file(&games_file).ok();
 }
 
 fn against_fake(mode: &str, time: TimeControl) -> oxello::tools::arena::MatchReport {
-    let config = MatchConfig {
-        engines: [
-            spec("oxello", oxello("--depth 1 --threads 1"), Protocol::Gtp),
-            spec(mode, fake_engine(mode), Protocol::Gtp),
-        ],
-        openings: xot(2),
-        time,
-        margin: Duration::from_millis(300),
-        concurrency: 1,
-        games_file: None,
-        sprt: None,
-    };
+    let config = match_config(spec(mode, fake_engine(mode), Protocol::Gtp), 2, time);
     run_match(&config, |_, _| {}).unwrap()
 }
 
@@ -148,18 +149,8 @@ fn misbehaving_engines_lose_and_the_match_goes_on() {
 
 #[test]
 fn an_engine_that_cannot_start_loses_every_game() {
-    let config = MatchConfig {
-        engines: [
-            spec("oxello", oxello("--depth 1 --threads 1"), Protocol::Gtp),
-            spec("ghost", "/nonexistent/engine".to_string(), Protocol::NBoard),
-        ],
-        openings: xot(1),
-        time: TimeControl::Depth(1),
-        margin: Duration::from_millis(300),
-        concurrency: 1,
-        games_file: None,
-        sprt: None,
-    };
+    let ghost = spec("ghost", "/nonexistent/engine".to_string(), Protocol::NBoard);
+    let config = match_config(ghost, 1, TimeControl::Depth(1));
     let report = run_match(&config, |_, _| {}).unwrap();
     assert_eq!(report.tallies[0].outcomes.wins, 2);
     assert_eq!(report.tallies[1].crashes, 2);
@@ -250,17 +241,10 @@ fn sprt_bounds_and_log_likelihood_ratio() {
 
 #[test]
 fn sprt_stops_a_lopsided_match_early() {
+    let illegal = spec("illegal", fake_engine("illegal"), Protocol::Gtp);
     let config = MatchConfig {
-        engines: [
-            spec("oxello", oxello("--depth 1 --threads 1"), Protocol::Gtp),
-            spec("illegal", fake_engine("illegal"), Protocol::Gtp),
-        ],
-        openings: xot(40),
-        time: TimeControl::Depth(1),
-        margin: Duration::from_millis(300),
-        concurrency: 1,
-        games_file: None,
         sprt: Some(Sprt::parse("elo0=0 elo1=50 alpha=0.05 beta=0.05").unwrap()),
+        ..match_config(illegal, 40, TimeControl::Depth(1))
     };
     let report = run_match(&config, |_, _| {}).unwrap();
     assert!(report.games < 80, "played all {} games", report.games);
