@@ -8,6 +8,10 @@
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
 //! - last `LAST_MOVES_EMPTIES`: quadrant parity order, no sorting; the last square only counts
 //!   flips.
+//!
+//! In the selective iterations that precede the exact one (see `midgame::Step`), deep nodes
+//! also try a probable cut, and everything they store is marked selective in the table so the
+//! exact iteration takes only their moves, never their bounds.
 
 use super::midgame::Searcher;
 use super::node::adjacent_empties;
@@ -25,7 +29,27 @@ pub const TABLE_MIN_EMPTIES: u32 = 11;
 /// From this many empties the moves after the first are searched in parallel.
 pub const SPLIT_MIN_EMPTIES: u32 = 15;
 /// From this many empties moves are ordered by a shallow search with the evaluation.
-pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
+pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 16;
+/// From this many empties the selective iterations try probable cuts.
+pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
+/// Selective iterations before the exact one; they run from this level down to 1.
+pub const SELECTIVE_LEVELS: u8 = 2;
+/// Probable-cut margin in discs of each selectivity level (level 1 first): the higher the
+/// level, the narrower the margin and the more cuts.
+const PROBABLE_CUT_MARGINS: [i32; SELECTIVE_LEVELS as usize] = [8, 4];
+
+/// Depth of the ordering search at `empties` (at least `SHALLOW_ORDER_MIN_EMPTIES`): one ply
+/// more every three empties.
+fn shallow_order_depth(empties: u32) -> u32 {
+    (empties - 12) / 3
+}
+
+/// Depth of the shallow search that predicts the exact score at `empties` (at least
+/// `PROBABLE_CUT_MIN_EMPTIES`).
+fn probable_cut_depth(empties: u32) -> u32 {
+    (empties - 8) / 3
+}
+
 /// At or below this many empties moves go in parity order without sorting.
 pub const LAST_MOVES_EMPTIES: u32 = 6;
 
@@ -215,11 +239,12 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
             return bound;
         }
         let tt = self.searcher.ctx.tt;
+        let selectivity = self.searcher.ctx.selectivity();
         let key = board.hash_key();
         let mut table_move = NO_MOVE;
         if let Some(entry) = tt.probe(key) {
             table_move = entry.best_move;
-            if u32::from(entry.depth) >= empties {
+            if entry.covers(empties, selectivity) {
                 if i32::from(entry.lower) > alpha {
                     return i32::from(entry.lower);
                 }
@@ -228,19 +253,32 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
             }
         }
+        if selectivity > 0 && empties >= PROBABLE_CUT_MIN_EMPTIES {
+            if let Some(score) = self.probable_cut(board, alpha, empties, selectivity) {
+                return score;
+            }
+        }
         let mut list = ordered_moves(board, moves, table_move);
         // Enhanced transposition cutoff: a child already known to refute the bound.
         for entry in &list {
             if let Some(known) = tt.probe(entry.child.hash_key()) {
                 let score = -i32::from(known.upper);
-                if u32::from(known.depth) >= empties - 1 && score > alpha {
-                    tt.store(key, empties, alpha, alpha + 1, score, entry.square);
+                if known.covers(empties - 1, selectivity) && score > alpha {
+                    tt.store(
+                        key,
+                        empties,
+                        selectivity,
+                        alpha,
+                        alpha + 1,
+                        score,
+                        entry.square,
+                    );
                     return score;
                 }
             }
         }
         if empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 {
-            let depth = if empties >= 22 { 2 } else { 1 };
+            let depth = shallow_order_depth(empties);
             for entry in list.iter_mut().filter(|e| e.key < TABLE_MOVE_KEY) {
                 let score = -self
                     .searcher
@@ -278,8 +316,30 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         if self.aborted() {
             return alpha;
         }
-        tt.store(key, empties, alpha, alpha + 1, best, best_move);
+        tt.store(key, empties, selectivity, alpha, alpha + 1, best, best_move);
         best
+    }
+
+    /// Probable cut: a shallow search that clears the null window by the level's margin is
+    /// taken as the answer (`alpha + 1` or `alpha`). Only in the selective iterations.
+    fn probable_cut(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        empties: u32,
+        selectivity: u8,
+    ) -> Option<i32> {
+        let depth = probable_cut_depth(empties);
+        let margin = PROBABLE_CUT_MARGINS[usize::from(selectivity) - 1];
+        let high = alpha + 1 + margin;
+        if high <= 64 && self.searcher.pvs(board, high - 1, high, depth, false) >= high {
+            return Some(alpha + 1);
+        }
+        let low = alpha - margin;
+        if low >= -64 && self.searcher.pvs(board, low, low + 1, depth, false) <= low {
+            return Some(alpha);
+        }
+        None
     }
 
     /// Searches the remaining moves of a node in parallel; the first fail high aborts the
@@ -373,4 +433,86 @@ fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
     }
     let bound = 64 - 2 * board.stable_opponent_discs().count_ones() as i32;
     (bound <= alpha).then_some(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::SimpleEvaluator;
+    use crate::search::tt::TranspositionTable;
+    use crate::search::{Limits, SearchContext, SearchOptions};
+
+    /// The position after playing the lowest legal square (or passing) until `empties` remain.
+    fn lowest_square_game(empties: u32) -> Board {
+        let mut board = Board::START;
+        while board.empty_count() > empties {
+            let moves = board.moves();
+            board = if moves == 0 {
+                assert!(board.pass().moves() != 0, "the game ended early");
+                board.pass()
+            } else {
+                board.play_with_flips(
+                    moves.trailing_zeros() as usize,
+                    board.flips(moves.trailing_zeros() as usize),
+                )
+            };
+        }
+        board
+    }
+
+    /// Plain negamax to the end, no pruning.
+    fn negamax(board: &Board) -> i32 {
+        let moves = board.moves();
+        if moves == 0 {
+            let passed = board.pass();
+            return if passed.moves() == 0 {
+                board.final_score()
+            } else {
+                -negamax(&passed)
+            };
+        }
+        Squares(moves)
+            .map(|sq| -negamax(&board.play_with_flips(sq, board.flips(sq))))
+            .max()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_exact_solver_never_trusts_selective_bounds() {
+        let board = lowest_square_game(12);
+        assert!(board.moves() != 0, "the test position must have moves");
+        let truth = negamax(&board);
+        let tt = TranspositionTable::new(1);
+        // Selective entries that lie: the root and every child claim impossible exact scores.
+        let lie = if truth > 0 { -64 } else { 64 };
+        tt.store(board.hash_key(), 12, 1, -64, 64, lie, NO_MOVE);
+        for square in Squares(board.moves()) {
+            let child = board.play_with_flips(square, board.flips(square));
+            tt.store(child.hash_key(), 11, 2, -64, 64, lie, NO_MOVE);
+        }
+        let stop = AtomicBool::new(false);
+        let context = SearchContext::new(
+            &tt,
+            &SimpleEvaluator,
+            &stop,
+            SearchOptions::default(),
+            &Limits::default(),
+            12,
+        );
+        let mut searcher = Searcher::new(&context);
+        for alpha in truth - 3..=truth + 2 {
+            let score = null_window_solve(&mut searcher, &board, alpha);
+            if score > alpha {
+                assert!(
+                    truth >= score,
+                    "fail high at {alpha}: {score}, truth {truth}"
+                );
+            } else {
+                assert!(
+                    truth <= score,
+                    "fail low at {alpha}: {score}, truth {truth}"
+                );
+            }
+        }
+    }
 }

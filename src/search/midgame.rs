@@ -12,7 +12,7 @@ use super::tt::{TranspositionTable, NO_MOVE};
 use super::{Bound, Limits, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 /// How often (in nodes) a thread publishes its node count and checks the clock.
@@ -75,6 +75,8 @@ pub struct SearchContext<'a, N, E> {
     node_limit: Option<u64>,
     depth_limit: Option<u32>,
     nodes: AtomicU64,
+    /// Selectivity level of the endgame solver in the current iteration; 0 = full width.
+    selectivity: AtomicU8,
     parallel: bool,
     _node: PhantomData<fn(N)>,
 }
@@ -104,6 +106,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             node_limit: limits.nodes,
             depth_limit: limits.depth,
             nodes: AtomicU64::new(0),
+            selectivity: AtomicU8::new(0),
             parallel: rayon::current_num_threads() > 1,
             _node: PhantomData,
         }
@@ -122,6 +125,12 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     #[inline]
     pub(super) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The endgame solver's selectivity level now (0: full width, every bound proved).
+    #[inline]
+    pub(super) fn selectivity(&self) -> u8 {
+        self.selectivity.load(Ordering::Relaxed)
     }
 
     /// Whether the search runs on more than one thread.
@@ -231,7 +240,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let mut table_move = NO_MOVE;
         if let Some(entry) = self.ctx.tt.probe(key) {
             table_move = entry.best_move;
-            if u32::from(entry.depth) >= depth {
+            if entry.covers(depth, self.ctx.selectivity()) {
                 let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
                 if lower >= beta || lower == upper {
                     return lower;
@@ -271,7 +280,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                     }
                 }
             }
-            if self.ctx.splits_at(depth) && list.len() > 1 {
+            // At the end of the game the endgame solver's own splits do the parallel work:
+            // splitting here as well costs transpositions between the siblings' trees.
+            if self.ctx.splits_at(depth) && depth < node.moves_left() && list.len() > 1 {
                 let rest = list.remaining_sorted();
                 if !rest.is_empty() {
                     let (score, mv) =
@@ -287,9 +298,15 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         if self.ctx.stopped() {
             return 0;
         }
-        self.ctx
-            .tt
-            .store(key, depth, alpha_at_entry, beta, best, best_move);
+        self.ctx.tt.store(
+            key,
+            depth,
+            self.ctx.selectivity(),
+            alpha_at_entry,
+            beta,
+            best,
+            best_move,
+        );
         best
     }
 
@@ -377,10 +394,16 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let mut result: Option<SearchResult> = None;
     let win_loss_draw = ctx.options.win_loss_draw;
 
-    let mut depth = 0;
-    while depth < max_depth {
-        depth = next_depth(depth, max_depth, moves_left);
+    let mut step = Step {
+        depth: 0,
+        selectivity: 0,
+    };
+    while let Some(next) = step.next(max_depth, moves_left) {
+        step = next;
+        let depth = step.depth;
+        ctx.selectivity.store(step.selectivity, Ordering::Relaxed);
         let to_the_end = depth >= moves_left;
+        let proved = to_the_end && step.selectivity == 0;
         let previous = result.as_ref().map(|r| r.score);
         let (mut alpha, mut beta) = match previous {
             _ if to_the_end && win_loss_draw => (-1, 1),
@@ -406,7 +429,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             break;
         }
         roots.sort_by_key(|r| std::cmp::Reverse(r.score));
-        let proof = match (to_the_end, win_loss_draw) {
+        let proof = match (proved, win_loss_draw) {
             (false, _) => Proof::Heuristic,
             (true, false) => Proof::Exact,
             (true, true) => Proof::WinLossDraw,
@@ -442,7 +465,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             elapsed: progress.elapsed,
             root_moves,
         });
-        if to_the_end || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+        if proved || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
     }
@@ -488,15 +511,49 @@ fn forced_result<N: SearchNode, E: Evaluator<N>>(
     }
 }
 
-/// The iteration after `depth`: one deeper, except that once the midgame search has gone half
-/// way to the end it jumps to the end, where the endgame solver is far cheaper per ply.
-fn next_depth(depth: u32, max_depth: u32, moves_left: u32) -> u32 {
-    let next = if depth + 1 >= moves_left / 2 && max_depth >= moves_left {
-        moves_left
-    } else {
-        depth + 1
-    };
-    next.min(max_depth)
+/// From this many moves to the end, selective iterations of the endgame solver come before
+/// the exact one.
+const SELECTIVE_MIN_MOVES: u32 = 20;
+
+/// One iteration of iterative deepening: a depth, and for searches to the end, the endgame
+/// solver's selectivity level (0 for the exact search).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Step {
+    depth: u32,
+    selectivity: u8,
+}
+
+impl Step {
+    /// The iteration after this one, if any: one ply deeper, except that once the midgame
+    /// search has gone half way to the end it jumps to the end, where the endgame solver is
+    /// far cheaper per ply; at the end, selective iterations (most selective first) fill the
+    /// table with good moves and give the exact search a close first window.
+    fn next(self, max_depth: u32, moves_left: u32) -> Option<Step> {
+        if self.depth == moves_left && self.selectivity > 0 {
+            return Some(Step {
+                depth: moves_left,
+                selectivity: self.selectivity - 1,
+            });
+        }
+        if self.depth >= max_depth.min(moves_left) {
+            return None;
+        }
+        let next = if self.depth + 1 >= moves_left / 2 && max_depth >= moves_left {
+            moves_left
+        } else {
+            self.depth + 1
+        }
+        .min(max_depth);
+        let selectivity = if next == moves_left && moves_left >= SELECTIVE_MIN_MOVES {
+            super::endgame::SELECTIVE_LEVELS
+        } else {
+            0
+        };
+        Some(Step {
+            depth: next,
+            selectivity,
+        })
+    }
 }
 
 /// One iteration over the root moves with window (`alpha`, `beta`). The first `multi_pv` moves
@@ -511,7 +568,9 @@ fn search_root<N: SearchNode, E: Evaluator<N>>(
 ) -> i32 {
     let ctx = searcher.ctx;
     let mut best = -INFINITY;
-    let split = ctx.parallel && ctx.options.parallel.root_split && multi_pv == 1;
+    // Searches to the end leave the parallel work to the endgame solver (see `pvs`).
+    let to_the_end = roots.first().is_some_and(|r| depth > r.child.moves_left());
+    let split = ctx.parallel && ctx.options.parallel.root_split && multi_pv == 1 && !to_the_end;
     for i in 0..roots.len() {
         if split && i == 1 {
             let floor = alpha.max(best);
@@ -576,5 +635,39 @@ fn principal_variation<N: SearchNode>(
             }
             _ => break,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(max_depth: u32, moves_left: u32) -> Vec<(u32, u8)> {
+        let mut step = Step {
+            depth: 0,
+            selectivity: 0,
+        };
+        let mut all = Vec::new();
+        while let Some(next) = step.next(max_depth, moves_left) {
+            all.push((next.depth, next.selectivity));
+            step = next;
+        }
+        all
+    }
+
+    #[test]
+    fn deepening_jumps_to_the_end_through_the_selective_levels() {
+        let levels = super::super::endgame::SELECTIVE_LEVELS;
+        let mut expected: Vec<(u32, u8)> = (1..12).map(|d| (d, 0)).collect();
+        expected.extend((0..=levels).rev().map(|s| (24, s)));
+        assert_eq!(steps(60, 24), expected);
+    }
+
+    #[test]
+    fn small_endgames_and_depth_limits_have_no_selective_iterations() {
+        let mut expected: Vec<(u32, u8)> = (1..7).map(|d| (d, 0)).collect();
+        expected.push((14, 0));
+        assert_eq!(steps(60, 14), expected);
+        assert_eq!(steps(3, 24), vec![(1, 0), (2, 0), (3, 0)]);
     }
 }

@@ -8,6 +8,24 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 /// No best move recorded.
 pub const NO_MOVE: u8 = 0xFF;
 
+/// Bit marking a used slot (so that an all-zero entry never looks valid).
+const USED: u64 = 1 << 40;
+/// Position of the selectivity level (two bits).
+const SELECTIVITY_SHIFT: u32 = 41;
+/// The most selective level an entry can record.
+pub const MAX_SELECTIVITY: u8 = 3;
+
+/// How trustworthy bounds of a selectivity level are: full width (0) best, then the least
+/// selective levels.
+#[inline]
+fn accuracy(selectivity: u8) -> u8 {
+    if selectivity == 0 {
+        u8::MAX
+    } else {
+        MAX_SELECTIVITY + 1 - selectivity.min(MAX_SELECTIVITY)
+    }
+}
+
 /// What the search learned about a position: bounds on its score at a depth, and a best move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtEntry {
@@ -15,15 +33,33 @@ pub struct TtEntry {
     pub lower: i8,
     pub upper: i8,
     pub best_move: u8,
+    /// 0 for a full-width search; otherwise the level of the selective (probable-cut)
+    /// search that found it, higher = more selective: its bounds are likely, not proved.
+    pub selectivity: u8,
 }
 
 impl TtEntry {
+    /// Whether the bounds answer a search of `depth` at `selectivity`: a deeper entry always
+    /// does; one of the same depth does if it is at most as selective.
+    #[inline]
+    pub fn covers(&self, depth: u32, selectivity: u8) -> bool {
+        let own = u32::from(self.depth);
+        own > depth || (own == depth && accuracy(self.selectivity) >= accuracy(selectivity))
+    }
+
+    /// Orders results of one position: deeper first, then less selective first.
+    fn quality(&self) -> (u8, u8) {
+        (self.depth, accuracy(self.selectivity))
+    }
+
     fn pack(self, generation: u8) -> u64 {
         u64::from(self.best_move)
             | u64::from(self.depth) << 8
             | u64::from(self.lower as u8) << 16
             | u64::from(self.upper as u8) << 24
             | u64::from(generation) << 32
+            | USED
+            | u64::from(self.selectivity.min(MAX_SELECTIVITY)) << SELECTIVITY_SHIFT
     }
 
     fn unpack(data: u64) -> (TtEntry, u8) {
@@ -33,6 +69,7 @@ impl TtEntry {
                 depth: (data >> 8) as u8,
                 lower: (data >> 16) as u8 as i8,
                 upper: (data >> 24) as u8 as i8,
+                selectivity: (data >> SELECTIVITY_SHIFT) as u8 & MAX_SELECTIVITY,
             },
             (data >> 32) as u8,
         )
@@ -107,9 +144,21 @@ impl TranspositionTable {
 
     /// Stores what a search of `depth` found: `score` within the window (`alpha`, `beta`)
     /// bounds the true value from above (fail low), from below (fail high), or is exact.
+    /// `selectivity` is that of the search (0 = full width).
     #[inline]
-    pub fn store(&self, key: u64, depth: u32, alpha: i32, beta: i32, score: i32, best_move: u8) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        key: u64,
+        depth: u32,
+        selectivity: u8,
+        alpha: i32,
+        beta: i32,
+        score: i32,
+        best_move: u8,
+    ) {
         let depth = depth.min(u8::MAX as u32) as u8;
+        let quality = (depth, accuracy(selectivity));
         let score = score.clamp(-64, 64) as i8;
         let (mut lower, mut upper) = (-64i8, 64i8);
         if i32::from(score) > alpha {
@@ -131,13 +180,13 @@ impl TranspositionTable {
             }
             let (old, old_generation) = TtEntry::unpack(data);
             if slot.check.load(Ordering::Relaxed) ^ data == key {
-                if old.depth == depth {
+                if old.quality() == quality {
                     lower = lower.max(old.lower);
                     upper = upper.min(old.upper);
                     if lower > upper {
                         (lower, upper) = (score, score);
                     }
-                } else if old.depth > depth {
+                } else if old.quality() > quality {
                     return;
                 }
                 if best_move == NO_MOVE {
@@ -158,6 +207,7 @@ impl TranspositionTable {
             lower,
             upper,
             best_move: entry_move,
+            selectivity,
         };
         write(victim, key, entry, generation);
     }
@@ -165,7 +215,7 @@ impl TranspositionTable {
 
 #[inline]
 fn write(slot: &Slot, key: u64, entry: TtEntry, generation: u8) {
-    let data = entry.pack(generation) | 1 << 40;
+    let data = entry.pack(generation);
     slot.data.store(data, Ordering::Relaxed);
     slot.check.store(key ^ data, Ordering::Relaxed);
 }
@@ -178,20 +228,51 @@ mod tests {
     fn stores_bounds_and_merges_them() {
         let tt = TranspositionTable::new(1);
         assert_eq!(tt.probe(42), None);
-        tt.store(42, 5, -10, 10, 12, 19);
+        tt.store(42, 5, 0, -10, 10, 12, 19);
         let e = tt.probe(42).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move, e.depth), (12, 64, 19, 5));
-        tt.store(42, 5, 20, 30, 15, NO_MOVE);
+        tt.store(42, 5, 0, 20, 30, 15, NO_MOVE);
         let e = tt.probe(42).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move), (12, 15, 19));
-        tt.store(42, 3, -64, 64, 0, 1);
+        tt.store(42, 3, 0, -64, 64, 0, 1);
         assert_eq!(
             tt.probe(42).unwrap().depth,
             5,
             "a shallower result does not replace"
         );
-        tt.store(42, 7, -64, 64, -3, 2);
+        tt.store(42, 7, 0, -64, 64, -3, 2);
         let e = tt.probe(42).unwrap();
         assert_eq!((e.lower, e.upper, e.depth, e.best_move), (-3, -3, 7, 2));
+    }
+
+    #[test]
+    fn selective_results_never_pass_for_full_width_ones() {
+        let tt = TranspositionTable::new(1);
+        tt.store(7, 20, 2, -1, 0, 6, 3);
+        let e = tt.probe(7).unwrap();
+        assert_eq!(e.selectivity, 2);
+        assert!(e.covers(20, 2) && e.covers(20, 3) && e.covers(19, 0));
+        assert!(!e.covers(20, 0), "a selective bound proves nothing");
+        assert!(!e.covers(20, 1), "nor serves a less selective search");
+        tt.store(7, 20, 1, -1, 0, 2, 9);
+        let e = tt.probe(7).unwrap();
+        assert_eq!(
+            (e.selectivity, e.best_move),
+            (1, 9),
+            "less selective replaces"
+        );
+        tt.store(7, 20, 0, 9, 10, 4, 5);
+        let e = tt.probe(7).unwrap();
+        assert_eq!(
+            (e.selectivity, e.lower, e.upper, e.best_move),
+            (0, -64, 4, 5)
+        );
+        tt.store(7, 20, 3, -1, 0, 6, 8);
+        let e = tt.probe(7).unwrap();
+        assert_eq!(
+            (e.selectivity, e.upper, e.best_move),
+            (0, 4, 5),
+            "a selective result does not replace a proved one"
+        );
     }
 }
