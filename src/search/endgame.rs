@@ -51,7 +51,7 @@ fn probable_cut_depth(empties: u32) -> u32 {
 }
 
 /// At or below this many empties moves go in parity order without sorting.
-pub const LAST_MOVES_EMPTIES: u32 = 6;
+pub const LAST_MOVES_EMPTIES: u32 = 5;
 
 /// The four 4x4 quadrants; an odd number of empties in a quadrant favours moving there first.
 const QUADRANTS: [u64; 4] = [
