@@ -550,7 +550,8 @@ fn run_train(
     config: &TrainConfig,
     exact_empties: u32,
 ) -> Result<()> {
-    use oxello::tools::{dataset, eval_error::phase_range, train};
+    use oxello::eval::patterns::phase_empties;
+    use oxello::tools::{dataset, train};
     let files = game_files(files)?;
     let games = load_all(&files)?;
     eprintln!(
@@ -576,7 +577,7 @@ fn run_train(
         "phase", "empties", "training", "validation", "MAE zero", "MAE"
     );
     for r in &reports {
-        let (low, high) = phase_range(r.phase);
+        let (low, high) = phase_empties(r.phase);
         println!(
             "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2}",
             r.phase,
@@ -588,16 +589,9 @@ fn run_train(
         );
     }
     let evaluator = oxello::eval::PatternEvaluator::new(weights);
-    let midgame: Vec<_> = validation
-        .iter()
-        .flatten()
-        .filter(|e| (24..=59).contains(&e.board.empty_count()))
-        .copied()
-        .collect();
+    let (error, positions) = train::midgame_error(&evaluator, validation.iter().flatten());
     println!(
-        "validation MAE over 24-59 empties: {:.2} discs ({} positions); weights written to {}",
-        train::mean_absolute_error(&evaluator, &midgame),
-        midgame.len(),
+        "validation MAE over 24-59 empties: {error:.2} discs ({positions} positions); weights written to {}",
         output.display()
     );
     Ok(())
@@ -618,9 +612,7 @@ fn run_selfplay(
     evaluation: &Evaluation,
     output: Option<&std::path::Path>,
 ) -> Result<()> {
-    let planned = (0..config.games)
-        .filter(|g| g % config.shard.1 == config.shard.0)
-        .count();
+    let planned = config.shard_games().count();
     let bar = indicatif::ProgressBar::new(planned as u64).with_style(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed}]")
             .expect("the progress template is valid"),
@@ -637,7 +629,8 @@ fn run_selfplay(
 }
 
 fn run_eval_error(files: &[std::path::PathBuf], evaluation: &Evaluation) -> Result<()> {
-    use oxello::tools::eval_error::{evaluation_error, phase_range};
+    use oxello::eval::patterns::phase_empties;
+    use oxello::tools::eval_error::evaluation_error;
     let games = load_all(files)?;
     let (phases, midgame) = evaluation_error(&games, evaluation);
     println!(
@@ -645,7 +638,7 @@ fn run_eval_error(files: &[std::path::PathBuf], evaluation: &Evaluation) -> Resu
         "phase", "empties", "positions", "MAE"
     );
     for p in &phases {
-        let (low, high) = phase_range(p.phase);
+        let (low, high) = phase_empties(p.phase);
         println!(
             "{:>5} {:>7} {:>10} {:>8.2}",
             p.phase,

@@ -159,24 +159,14 @@ fn selfplay_is_reproducible_and_shards_are_disjoint() {
     let evaluation = Evaluation::default();
     let whole = selfplay(&config, &evaluation, &|| {}).unwrap();
     assert_eq!(whole, selfplay(&config, &evaluation, &|| {}).unwrap());
-    let even = selfplay(
-        &SelfplayConfig {
-            shard: (0, 2),
+    let half = |shard| {
+        let config = SelfplayConfig {
+            shard: (shard, 2),
             ..config
-        },
-        &evaluation,
-        &|| {},
-    )
-    .unwrap();
-    let odd = selfplay(
-        &SelfplayConfig {
-            shard: (1, 2),
-            ..config
-        },
-        &evaluation,
-        &|| {},
-    )
-    .unwrap();
+        };
+        selfplay(&config, &evaluation, &|| {}).unwrap()
+    };
+    let (even, odd) = (half(0), half(1));
     assert_eq!((even.len(), odd.len()), (3, 3));
     for (g, line) in whole.iter().enumerate() {
         let shard_line = if g % 2 == 0 {

@@ -36,6 +36,13 @@ pub fn phase_of(empties: u32) -> usize {
     (empties.saturating_sub(1) as usize / 5).min(PHASES - 1)
 }
 
+/// The empties a phase covers (the inverse of [`phase_of`]), lowest and highest.
+pub fn phase_empties(phase: usize) -> (u32, u32) {
+    let low = phase as u32 * 5 + 1;
+    let high = if phase + 1 == PHASES { 60 } else { low + 4 };
+    (low, high)
+}
+
 /// One placed pattern: its squares in reading order and its type.
 #[derive(Clone, Debug)]
 pub struct Instance {

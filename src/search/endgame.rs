@@ -451,10 +451,7 @@ mod tests {
                 assert!(board.pass().moves() != 0, "the game ended early");
                 board.pass()
             } else {
-                board.play_with_flips(
-                    moves.trailing_zeros() as usize,
-                    board.flips(moves.trailing_zeros() as usize),
-                )
+                board.play(moves.trailing_zeros() as usize).unwrap()
             };
         }
         board
@@ -472,7 +469,7 @@ mod tests {
             };
         }
         Squares(moves)
-            .map(|sq| -negamax(&board.play_with_flips(sq, board.flips(sq))))
+            .map(|sq| -negamax(&board.play(sq).unwrap()))
             .max()
             .unwrap()
     }
@@ -487,7 +484,7 @@ mod tests {
         let lie = if truth > 0 { -64 } else { 64 };
         tt.store(board.hash_key(), 12, 1, -64, 64, lie, NO_MOVE);
         for square in Squares(board.moves()) {
-            let child = board.play_with_flips(square, board.flips(square));
+            let child = board.play(square).unwrap();
             tt.store(child.hash_key(), 11, 2, -64, 64, lie, NO_MOVE);
         }
         let stop = AtomicBool::new(false);

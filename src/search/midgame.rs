@@ -138,8 +138,17 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
         self.parallel
     }
 
-    pub(super) fn splits_at(&self, depth: u32) -> bool {
-        self.parallel
+    /// Whether a search `depth` plies deep from a node `moves_left` from the end may split
+    /// there. Searches to the end never do: the endgame solver's own splits do that work, and
+    /// splitting above them costs transpositions between the siblings' trees.
+    fn may_split(&self, depth: u32, moves_left: u32) -> bool {
+        self.parallel && depth < moves_left
+    }
+
+    /// Whether an interior node (see [`SearchContext::may_split`]) splits its moves after the
+    /// first.
+    pub(super) fn splits_at(&self, depth: u32, moves_left: u32) -> bool {
+        self.may_split(depth, moves_left)
             && self
                 .options
                 .parallel
@@ -280,9 +289,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                     }
                 }
             }
-            // At the end of the game the endgame solver's own splits do the parallel work:
-            // splitting here as well costs transpositions between the siblings' trees.
-            if self.ctx.splits_at(depth) && depth < node.moves_left() && list.len() > 1 {
+            if self.ctx.splits_at(depth, node.moves_left()) && list.len() > 1 {
                 let rest = list.remaining_sorted();
                 if !rest.is_empty() {
                     let (score, mv) =
@@ -413,7 +420,14 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             _ => (-INFINITY, INFINITY),
         };
         loop {
-            let best = search_root(&mut searcher, &mut roots, alpha, beta, depth, multi_pv);
+            let best = search_root(
+                &mut searcher,
+                &mut roots,
+                (alpha, beta),
+                depth,
+                moves_left,
+                multi_pv,
+            );
             if ctx.stopped() || (to_the_end && win_loss_draw) {
                 break;
             }
@@ -557,20 +571,20 @@ impl Step {
 }
 
 /// One iteration over the root moves with window (`alpha`, `beta`). The first `multi_pv` moves
-/// get open windows; later moves are tested against the `multi_pv`-th best score so far.
+/// get open windows; later moves are tested against the `multi_pv`-th best score so far. The
+/// root is `moves_left` from the end.
 fn search_root<N: SearchNode, E: Evaluator<N>>(
     searcher: &mut Searcher<'_, '_, N, E>,
     roots: &mut [RootState<N>],
-    alpha: i32,
-    beta: i32,
+    (alpha, beta): (i32, i32),
     depth: u32,
+    moves_left: u32,
     multi_pv: usize,
 ) -> i32 {
     let ctx = searcher.ctx;
     let mut best = -INFINITY;
-    // Searches to the end leave the parallel work to the endgame solver (see `pvs`).
-    let to_the_end = roots.first().is_some_and(|r| depth > r.child.moves_left());
-    let split = ctx.parallel && ctx.options.parallel.root_split && multi_pv == 1 && !to_the_end;
+    let split =
+        ctx.may_split(depth, moves_left) && ctx.options.parallel.root_split && multi_pv == 1;
     for i in 0..roots.len() {
         if split && i == 1 {
             let floor = alpha.max(best);

@@ -2,7 +2,7 @@
 //! (or exact) final score, per phase, on any set of games.
 
 use super::dataset::{all_examples, LabelledGame};
-use super::train::mean_absolute_error;
+use super::train::{mean_absolute_error, midgame_error};
 use crate::eval::patterns::{phase_of, PHASES};
 use crate::eval::Evaluation;
 
@@ -30,16 +30,5 @@ pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> (Vec
             mae: mean_absolute_error(evaluation, examples),
         })
         .collect();
-    let midgame: Vec<_> = examples
-        .into_iter()
-        .filter(|e| (24..=59).contains(&e.board.empty_count()))
-        .collect();
-    (phases, mean_absolute_error(evaluation, &midgame))
-}
-
-/// The empties a phase covers, for tables.
-pub fn phase_range(phase: usize) -> (u32, u32) {
-    let low = phase as u32 * 5 + 1;
-    let high = if phase + 1 == PHASES { 60 } else { low + 4 };
-    (low, high)
+    (phases, midgame_error(evaluation, &examples).0)
 }

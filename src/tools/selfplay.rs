@@ -28,6 +28,14 @@ pub struct SelfplayConfig {
     pub shard: (u64, u64),
 }
 
+impl SelfplayConfig {
+    /// The numbers of this shard's games: game `g` belongs to shard `g mod n`.
+    pub fn shard_games(&self) -> impl Iterator<Item = u64> {
+        let (shard, shards) = self.shard;
+        (0..self.games).filter(move |g| g % shards == shard)
+    }
+}
+
 /// Plays game number `game`: its transcript and Black's final disc difference.
 pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
     let mut position = Position::START;
@@ -65,8 +73,7 @@ pub fn selfplay(
     evaluation: &Evaluation,
     on_game: &(dyn Fn() + Sync),
 ) -> anyhow::Result<Vec<String>> {
-    let (shard, shards) = config.shard;
-    let games: Vec<u64> = (0..config.games).filter(|g| g % shards == shard).collect();
+    let games: Vec<u64> = config.shard_games().collect();
     let options = EngineOptions {
         threads: 1,
         hash_mib: 16,

@@ -115,6 +115,24 @@ fn fit_phase(
 }
 
 /// Mean absolute error of an evaluator over examples (0 when there are none).
+/// The empties over which the headline error is measured: the midgame, where the evaluation
+/// matters (the solver takes over later).
+pub const MIDGAME_EMPTIES: std::ops::RangeInclusive<u32> = 24..=59;
+
+/// The mean absolute error over the examples with `MIDGAME_EMPTIES` empties, and how many there
+/// are.
+pub fn midgame_error<'e>(
+    evaluator: &(dyn Evaluator<crate::board::Board> + Sync),
+    examples: impl IntoIterator<Item = &'e Example>,
+) -> (f64, usize) {
+    let midgame: Vec<Example> = examples
+        .into_iter()
+        .filter(|e| MIDGAME_EMPTIES.contains(&e.board.empty_count()))
+        .copied()
+        .collect();
+    (mean_absolute_error(evaluator, &midgame), midgame.len())
+}
+
 pub fn mean_absolute_error(
     evaluator: &(dyn Evaluator<crate::board::Board> + Sync),
     examples: &[Example],
