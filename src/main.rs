@@ -573,25 +573,29 @@ fn run_train(
     std::fs::write(output, weights.to_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", output.display()))?;
     println!(
-        "{:>5} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "phase", "empties", "training", "validation", "MAE zero", "MAE"
+        "{:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "phase", "empties", "training", "validation", "MAE zero", "MAE", "floor"
     );
     for r in &reports {
         let (low, high) = phase_empties(r.phase);
         println!(
-            "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2}",
+            "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2} {:>10.2}",
             r.phase,
             format!("{low}-{high}"),
             r.training_positions,
             r.validation_positions,
             r.mae_before,
-            r.mae_after
+            r.mae_after,
+            r.floor
         );
     }
     let evaluator = oxello::eval::PatternEvaluator::new(weights);
-    let (error, positions) = train::midgame_error(&evaluator, validation.iter().flatten());
+    let midgame = train::midgame_examples(validation.iter().flatten());
     println!(
-        "validation MAE over 24-59 empties: {error:.2} discs ({positions} positions); weights written to {}",
+        "validation MAE over 24-59 empties: {:.2} discs, floor {:.2} ({} positions); weights written to {}",
+        train::mean_absolute_error(&evaluator, &midgame),
+        oxello::tools::eval_error::label_floor(&midgame),
+        midgame.len(),
         output.display()
     );
     Ok(())
@@ -632,23 +636,26 @@ fn run_eval_error(files: &[std::path::PathBuf], evaluation: &Evaluation) -> Resu
     use oxello::eval::patterns::phase_empties;
     use oxello::tools::eval_error::evaluation_error;
     let games = load_all(files)?;
-    let (phases, midgame) = evaluation_error(&games, evaluation);
+    let error = evaluation_error(&games, evaluation);
     println!(
-        "{:>5} {:>7} {:>10} {:>8}",
-        "phase", "empties", "positions", "MAE"
+        "{:>5} {:>7} {:>10} {:>8} {:>8}",
+        "phase", "empties", "positions", "MAE", "floor"
     );
-    for p in &phases {
+    for p in &error.phases {
         let (low, high) = phase_empties(p.phase);
         println!(
-            "{:>5} {:>7} {:>10} {:>8.2}",
+            "{:>5} {:>7} {:>10} {:>8.2} {:>8.2}",
             p.phase,
             format!("{low}-{high}"),
             p.positions,
-            p.mae
+            p.mae,
+            p.floor
         );
     }
     println!(
-        "MAE over 24-59 empties: {midgame:.2} discs ({} games)",
+        "MAE over 24-59 empties: {:.2} discs, floor {:.2} ({} games)",
+        error.midgame,
+        error.midgame_floor,
         games.len()
     );
     Ok(())

@@ -1,6 +1,6 @@
 //! The pattern evaluation against independent checks: slots from the symmetric images of each
-//! pattern, exact symmetry of the evaluation, weights files, training that learns, selfplay
-//! that is reproducible and shards cleanly.
+//! pattern, exact symmetry of the evaluation, weights files, training that learns, the error
+//! floor of the labels, selfplay that is reproducible and shards cleanly.
 
 mod common;
 
@@ -9,6 +9,7 @@ use oxello::board::{Board, Symmetry};
 use oxello::eval::patterns::{for_each_slot, instance_index, tables, PATTERN_TYPES};
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::tools::dataset::{all_examples, load_games};
+use oxello::tools::eval_error::{evaluation_error, label_floor};
 use oxello::tools::selfplay::{selfplay, SelfplayConfig};
 use oxello::tools::train::{split, train, TrainConfig};
 use proptest::prelude::*;
@@ -144,6 +145,55 @@ fn a_tiny_training_run_lowers_the_validation_error() {
     let (again, _) = train(&training, &validation, &config, &|| {});
     let (first, _) = train(&training, &validation, &config, &|| {});
     assert_eq!(again, first, "training is reproducible");
+}
+
+#[test]
+fn the_label_floor_is_the_best_any_answer_per_position_can_do() {
+    let games = load_games(&common::shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let examples: Vec<_> = all_examples(&games, 0)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.board.empty_count() >= 50)
+        .collect();
+    // Brute force: group by the set of symmetric images, try every label as the answer.
+    let mut groups: std::collections::HashMap<Vec<(u64, u64)>, Vec<f32>> = Default::default();
+    for example in &examples {
+        let mut images: Vec<(u64, u64)> = Symmetry::ALL
+            .iter()
+            .map(|&s| {
+                let image = example.board.transformed(s);
+                (image.player, image.opponent)
+            })
+            .collect();
+        images.sort_unstable();
+        groups.entry(images).or_default().push(example.label);
+    }
+    let best_total: f64 = groups
+        .values()
+        .map(|labels| {
+            labels
+                .iter()
+                .map(|&answer| {
+                    labels
+                        .iter()
+                        .map(|&l| f64::from((l - answer).abs()))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .sum();
+    let floor = label_floor(&examples);
+    assert!(groups.len() < examples.len(), "openings repeat across games");
+    assert!(floor > 1.0, "early positions carry different labels: {floor}");
+    assert!((floor - best_total / examples.len() as f64).abs() < 1e-9);
+
+    for evaluation in [Evaluation::Simple, Evaluation::default()] {
+        let error = evaluation_error(&games, &evaluation);
+        for phase in &error.phases {
+            assert!(phase.floor <= phase.mae + 1e-9, "{phase:?}");
+        }
+        assert!(error.midgame_floor <= error.midgame);
+    }
 }
 
 #[test]

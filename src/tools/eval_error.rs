@@ -1,8 +1,10 @@
 //! `oxello eval-error`: the static evaluation's mean absolute error against the theoretical
-//! (or exact) final score, per phase, on any set of games.
+//! (or exact) final score, per phase, on any set of games, beside the floor no evaluation can
+//! go below on the same labels.
 
-use super::dataset::{all_examples, LabelledGame};
-use super::train::{mean_absolute_error, midgame_error};
+use super::dataset::{all_examples, Example, LabelledGame};
+use super::train::{mean_absolute_error, midgame_examples};
+use crate::board::{Board, Symmetry};
 use crate::eval::patterns::{phase_of, PHASES};
 use crate::eval::Evaluation;
 
@@ -12,10 +14,22 @@ pub struct PhaseError {
     pub phase: usize,
     pub positions: usize,
     pub mae: f64,
+    /// The least mean absolute error any function of the position can reach on these labels.
+    pub floor: f64,
 }
 
-/// Per-phase errors and the error over positions with 24 to 59 empties.
-pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> (Vec<PhaseError>, f64) {
+/// The errors of one evaluation on a set of games.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvaluationError {
+    pub phases: Vec<PhaseError>,
+    /// Error over positions with 24 to 59 empties.
+    pub midgame: f64,
+    /// The floor over positions with 24 to 59 empties.
+    pub midgame_floor: f64,
+}
+
+/// Per-phase errors, the error over positions with 24 to 59 empties, and their floors.
+pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> EvaluationError {
     let examples: Vec<_> = all_examples(games, 0).into_iter().flatten().collect();
     let mut by_phase = vec![Vec::new(); PHASES];
     for example in &examples {
@@ -28,7 +42,86 @@ pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> (Vec
             phase,
             positions: examples.len(),
             mae: mean_absolute_error(evaluation, examples),
+            floor: label_floor(examples),
         })
         .collect();
-    (phases, midgame_error(evaluation, &examples).0)
+    let midgame = midgame_examples(&examples);
+    EvaluationError {
+        phases,
+        midgame: mean_absolute_error(evaluation, &midgame),
+        midgame_floor: label_floor(&midgame),
+    }
+}
+
+/// The least mean absolute error that any evaluation (any function of the position, the same
+/// under the 8 symmetries) can reach on `examples`: a position seen in several games carries
+/// each game's label, and the best single answer for it is their median.
+pub fn label_floor(examples: &[Example]) -> f64 {
+    if examples.is_empty() {
+        return 0.0;
+    }
+    let mut keyed: Vec<((u64, u64), f32)> = examples
+        .iter()
+        .map(|e| (canonical(&e.board), e.label))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let total: f64 = keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|same| {
+            let median = same[same.len() / 2].1;
+            same.iter()
+                .map(|&(_, label)| f64::from((label - median).abs()))
+                .sum::<f64>()
+        })
+        .sum();
+    total / examples.len() as f64
+}
+
+/// The least of a board's 8 symmetric images, as (player, opponent).
+fn canonical(board: &Board) -> (u64, u64) {
+    Symmetry::ALL
+        .iter()
+        .map(|&s| {
+            let image = board.transformed(s);
+            (image.player, image.opponent)
+        })
+        .min()
+        .expect("eight symmetries")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(board: Board, label: f32) -> Example {
+        Example { board, label }
+    }
+
+    #[test]
+    fn the_floor_is_the_spread_around_each_positions_median() {
+        let start = Board::new(0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
+        let after_f5 = start.play(37).expect("f5 is legal");
+        let after_e6 = start
+            .play(44)
+            .expect("e6 is legal, a symmetric image of f5");
+        let examples = [
+            example(start, 0.0),
+            example(start, 4.0),
+            example(start, 10.0),
+            example(after_f5, -2.0),
+            example(after_e6, 6.0),
+        ];
+        // start: median 4, deviations 4 + 0 + 6; after f5/e6: median 6, deviation 8.
+        assert_eq!(label_floor(&examples), 18.0 / 5.0);
+    }
+
+    #[test]
+    fn positions_seen_once_have_no_floor() {
+        let start = Board::new(0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
+        let examples = [
+            example(start, 12.0),
+            example(start.play(37).unwrap(), -30.0),
+        ];
+        assert_eq!(label_floor(&examples), 0.0);
+    }
 }

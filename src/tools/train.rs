@@ -6,6 +6,7 @@
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
 
 use super::dataset::Example;
+use super::eval_error::label_floor;
 use super::seeded_hash;
 use crate::eval::patterns::{for_each_slot, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
@@ -46,6 +47,9 @@ pub struct PhaseReport {
     pub mae_before: f64,
     /// Mean absolute error of the trained evaluation, in discs.
     pub mae_after: f64,
+    /// The least error any evaluation can reach on these validation labels (see
+    /// `eval_error::label_floor`).
+    pub floor: f64,
 }
 
 /// Whether game number `game` belongs to the validation set.
@@ -114,25 +118,20 @@ fn fit_phase(
     weights
 }
 
-/// Mean absolute error of an evaluator over examples (0 when there are none).
 /// The empties over which the headline error is measured: the midgame, where the evaluation
 /// matters (the solver takes over later).
 pub const MIDGAME_EMPTIES: std::ops::RangeInclusive<u32> = 24..=59;
 
-/// The mean absolute error over the examples with `MIDGAME_EMPTIES` empties, and how many there
-/// are.
-pub fn midgame_error<'e>(
-    evaluator: &(dyn Evaluator<crate::board::Board> + Sync),
-    examples: impl IntoIterator<Item = &'e Example>,
-) -> (f64, usize) {
-    let midgame: Vec<Example> = examples
+/// The examples with `MIDGAME_EMPTIES` empties, over which the headline error is measured.
+pub fn midgame_examples<'e>(examples: impl IntoIterator<Item = &'e Example>) -> Vec<Example> {
+    examples
         .into_iter()
         .filter(|e| MIDGAME_EMPTIES.contains(&e.board.empty_count()))
         .copied()
-        .collect();
-    (mean_absolute_error(evaluator, &midgame), midgame.len())
+        .collect()
 }
 
+/// Mean absolute error of an evaluator over examples (0 when there are none).
 pub fn mean_absolute_error(
     evaluator: &(dyn Evaluator<crate::board::Board> + Sync),
     examples: &[Example],
@@ -177,6 +176,7 @@ pub fn train(
             validation_positions: validation[phase].len(),
             mae_before: mean_absolute_error(&untrained, &validation[phase]),
             mae_after: mean_absolute_error(&trained, &validation[phase]),
+            floor: label_floor(&validation[phase]),
         })
         .collect();
     (weights, reports)
