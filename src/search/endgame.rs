@@ -207,7 +207,8 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         if let Some(bound) = stability_bound(board, alpha) {
             return bound;
         }
-        let mut list = ordered_moves(board, moves, NO_MOVE);
+        let mut list = MoveEntries::new();
+        ordered_moves(board, moves, NO_MOVE, &mut list);
         let mut best = -INFINITY;
         while let Some(entry) = take_best(&mut list) {
             let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
@@ -240,6 +241,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
         let tt = self.searcher.ctx.tt;
         let selectivity = self.searcher.ctx.selectivity();
+        let stored_selectivity = self.searcher.ctx.result_selectivity(empties, empties);
         let key = board.hash_key();
         let mut table_move = NO_MOVE;
         if let Some(entry) = tt.probe(key) {
@@ -258,7 +260,8 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 return score;
             }
         }
-        let mut list = ordered_moves(board, moves, table_move);
+        let mut list = MoveEntries::new();
+        ordered_moves(board, moves, table_move, &mut list);
         // Enhanced transposition cutoff: a child already known to refute the bound.
         for entry in &list {
             if let Some(known) = tt.probe(entry.child.hash_key()) {
@@ -267,7 +270,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                     tt.store(
                         key,
                         empties,
-                        selectivity,
+                        stored_selectivity,
                         alpha,
                         alpha + 1,
                         score,
@@ -316,7 +319,15 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         if self.aborted() {
             return alpha;
         }
-        tt.store(key, empties, selectivity, alpha, alpha + 1, best, best_move);
+        tt.store(
+            key,
+            empties,
+            stored_selectivity,
+            alpha,
+            alpha + 1,
+            best,
+            best_move,
+        );
         best
     }
 
@@ -388,12 +399,11 @@ type MoveEntries = ArrayVec<MoveEntry, 36>;
 
 const TABLE_MOVE_KEY: i32 = 1 << 24;
 
-/// The moves keyed fastest first: few opponent replies (corner replies worst), little
+/// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies worst), little
 /// potential mobility for the opponent, odd quadrants and corners preferred.
 #[inline]
-fn ordered_moves(board: &Board, moves: u64, table_move: u8) -> MoveEntries {
+fn ordered_moves(board: &Board, moves: u64, table_move: u8, list: &mut MoveEntries) {
     let odd = odd_quadrant_squares(board.empties());
-    let mut list = MoveEntries::new();
     for square in Squares(moves) {
         let child = board.play_with_flips(square, board.flips(square));
         let key = if square as u8 == table_move {
@@ -414,7 +424,6 @@ fn ordered_moves(board: &Board, moves: u64, table_move: u8) -> MoveEntries {
             child,
         });
     }
-    list
 }
 
 /// Removes and returns the entry with the highest key.

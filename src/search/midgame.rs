@@ -4,6 +4,7 @@
 //! count); a `Searcher` is one thread's view of it. The recursion is generic over
 //! [`SearchNode`], so Othello and the test trees run the same alpha-beta.
 
+use super::endgame::PROBABLE_CUT_MIN_EMPTIES;
 use super::node::SearchNode;
 use super::ordering::{MoveList, OrderingOptions};
 use super::parallel;
@@ -131,6 +132,19 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     #[inline]
     pub(super) fn selectivity(&self) -> u8 {
         self.selectivity.load(Ordering::Relaxed)
+    }
+
+    /// The selectivity to store a result with: this iteration's level for a search to the end
+    /// from `PROBABLE_CUT_MIN_EMPTIES` empties up, whose tree may hold probable cuts; 0 below
+    /// that, where the solver takes none, and for depth-limited results, which are heuristic
+    /// whatever they were built from.
+    #[inline]
+    pub(super) fn result_selectivity(&self, depth: u32, moves_left: u32) -> u8 {
+        if depth >= moves_left && moves_left >= PROBABLE_CUT_MIN_EMPTIES {
+            self.selectivity()
+        } else {
+            0
+        }
     }
 
     /// Whether the search runs on more than one thread.
@@ -308,7 +322,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         self.ctx.tt.store(
             key,
             depth,
-            self.ctx.selectivity(),
+            self.ctx.result_selectivity(depth, node.moves_left()),
             alpha_at_entry,
             beta,
             best,
@@ -468,6 +482,12 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             pv: pv.clone(),
             root_moves: root_moves.clone(),
         };
+        log::debug!(
+            "iteration depth {depth} selectivity {}: score {:+} nodes {nodes} after {:.3} s",
+            step.selectivity,
+            progress.score,
+            progress.elapsed.as_secs_f64()
+        );
         on_progress(&progress);
         result = Some(SearchResult {
             best_move: Some(roots[0].mv),
