@@ -124,8 +124,8 @@ enum Command {
         /// Prove only win, loss or draw.
         #[arg(long)]
         wld: bool,
-        /// Transposition table size in MiB.
-        #[arg(long, default_value_t = 256)]
+        /// Transposition table size in MiB (large: the hard FFO positions fill 256 MiB).
+        #[arg(long, default_value_t = 1024)]
         hash: usize,
     },
     /// Play a match between two engines (GTP or NBoard) over openings, colours swapped.
