@@ -183,8 +183,14 @@ fn the_label_floor_is_the_best_any_answer_per_position_can_do() {
         })
         .sum();
     let floor = label_floor(&examples);
-    assert!(groups.len() < examples.len(), "openings repeat across games");
-    assert!(floor > 1.0, "early positions carry different labels: {floor}");
+    assert!(
+        groups.len() < examples.len(),
+        "openings repeat across games"
+    );
+    assert!(
+        floor > 1.0,
+        "early positions carry different labels: {floor}"
+    );
     assert!((floor - best_total / examples.len() as f64).abs() < 1e-9);
 
     for evaluation in [Evaluation::Simple, Evaluation::default()] {

@@ -10,6 +10,7 @@ mod ordering;
 mod parallel;
 pub mod time;
 pub mod tt;
+mod zeroed_memory;
 
 pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions, Searcher};
 pub use node::SearchNode;

@@ -3,6 +3,7 @@
 //! from two threads fails verification instead of returning a wrong entry. Entries live in
 //! buckets of four (one cache line) with depth- and age-aware replacement.
 
+use super::zeroed_memory::{Zeroable, ZeroedArray};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// No best move recorded.
@@ -76,19 +77,20 @@ impl TtEntry {
     }
 }
 
-#[derive(Default)]
 struct Slot {
     check: AtomicU64,
     data: AtomicU64,
 }
 
 #[repr(align(64))]
-#[derive(Default)]
 struct Bucket([Slot; 4]);
+
+// SAFETY: a bucket is atomics only; all zero is four unused slots.
+unsafe impl Zeroable for Bucket {}
 
 /// A lock-free table of [`TtEntry`] keyed by 64-bit position hashes.
 pub struct TranspositionTable {
-    buckets: Box<[Bucket]>,
+    buckets: ZeroedArray<Bucket>,
     mask: usize,
     generation: AtomicU8,
 }
@@ -99,7 +101,7 @@ impl TranspositionTable {
         let bytes = mib.max(1).saturating_mul(1 << 20);
         let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
-        let buckets = (0..count).map(|_| Bucket::default()).collect();
+        let buckets = ZeroedArray::new(count);
         TranspositionTable {
             buckets,
             mask: count - 1,
