@@ -10,8 +10,8 @@
 //!   flips.
 //!
 //! In the selective iterations that precede the exact one (see `midgame::Step`), deep nodes
-//! also try a probable cut, and everything they store is marked selective in the table so the
-//! exact iteration takes only their moves, never their bounds.
+//! also try a probable cut, and what they store from `PROBABLE_CUT_MIN_EMPTIES` up is marked
+//! selective in the table so the exact iteration takes only their moves, never their bounds.
 
 use super::midgame::Searcher;
 use super::node::adjacent_empties;
@@ -241,7 +241,6 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
         let tt = self.searcher.ctx.tt;
         let selectivity = self.searcher.ctx.selectivity();
-        let stored_selectivity = self.searcher.ctx.result_selectivity(empties, empties);
         let key = board.hash_key();
         let mut table_move = NO_MOVE;
         if let Some(entry) = tt.probe(key) {
@@ -267,15 +266,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
             if let Some(known) = tt.probe(entry.child.hash_key()) {
                 let score = -i32::from(known.upper);
                 if known.covers(empties - 1, selectivity) && score > alpha {
-                    tt.store(
-                        key,
-                        empties,
-                        stored_selectivity,
-                        alpha,
-                        alpha + 1,
-                        score,
-                        entry.square,
-                    );
+                    self.store(key, empties, alpha, score, entry.square);
                     return score;
                 }
             }
@@ -319,16 +310,25 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         if self.aborted() {
             return alpha;
         }
-        tt.store(
+        self.store(key, empties, alpha, best, best_move);
+        best
+    }
+
+    /// Stores a null-window result around `alpha`, marked with the selectivity its tree may
+    /// carry.
+    #[inline]
+    fn store(&self, key: u64, empties: u32, alpha: i32, score: i32, best_move: u8) {
+        let ctx = self.searcher.ctx;
+        let selectivity = ctx.result_selectivity(empties, empties);
+        ctx.tt.store(
             key,
             empties,
-            stored_selectivity,
+            selectivity,
             alpha,
             alpha + 1,
-            best,
+            score,
             best_move,
         );
-        best
     }
 
     /// Probable cut: a shallow search that clears the null window by the level's margin is

@@ -25,12 +25,16 @@ impl<T: Zeroable> ZeroedArray<T> {
     /// Allocates and zeroes `len` (at least 1) values; asks the kernel for huge pages before
     /// the first write, so the zeroing itself maps them.
     pub fn new(len: usize) -> ZeroedArray<T> {
+        assert!(
+            std::mem::size_of::<T>() > 0,
+            "zero-sized values need no memory"
+        );
         let len = len.max(1);
         let layout = Layout::array::<T>(len)
             .and_then(|l| l.align_to(HUGE_PAGE))
             .expect("table size fits the address space");
-        // SAFETY: the layout has a non-zero size (`len >= 1` and `T` is not zero-sized, or the
-        // size is still rounded to the alignment); the pointer is checked for null.
+        // SAFETY: the layout has a non-zero size (`len >= 1`, `T` not zero-sized); the pointer
+        // is checked for null.
         let bytes = unsafe { alloc(layout) };
         let Some(start) = NonNull::new(bytes) else {
             handle_alloc_error(layout)
