@@ -5,7 +5,8 @@
 use crate::board::{IllegalMove, Move, Position};
 use crate::eval::Evaluation;
 use crate::search::{
-    self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TranspositionTable,
+    self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TableAllocationError,
+    TranspositionTable,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -43,6 +44,8 @@ pub enum EngineError {
     BadThreadCount,
     #[error("hash size must be between 1 and 65536 MiB")]
     BadHashSize,
+    #[error(transparent)]
+    Table(#[from] TableAllocationError),
     #[error("could not start the thread pool: {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
 }
@@ -137,7 +140,7 @@ impl Engine {
         Ok(Engine {
             game: Game::new(Position::START),
             options,
-            tt: TranspositionTable::new(options.hash_mib),
+            tt: TranspositionTable::try_new(options.hash_mib)?,
             pool: build_pool(options.threads)?,
             evaluator,
             stop: Arc::new(AtomicBool::new(false)),
@@ -164,11 +167,12 @@ impl Engine {
         Ok(())
     }
 
-    /// Changes the transposition table size (its contents are lost).
+    /// Changes the transposition table size (its contents are lost). If the new table cannot
+    /// be allocated the old one stays, contents and all.
     pub fn set_hash_mib(&mut self, mib: usize) -> Result<(), EngineError> {
         check_hash(mib)?;
         if mib != self.options.hash_mib {
-            self.tt = TranspositionTable::new(mib);
+            self.tt = TranspositionTable::try_new(mib)?;
             self.options.hash_mib = mib;
         }
         Ok(())

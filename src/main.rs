@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::time::Instant;
 
-use oxello::engine::EngineOptions;
+use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::Evaluation;
 use oxello::notation::format_move;
 use oxello::protocol::ServerConfig;
@@ -409,18 +409,12 @@ fn run_solve(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} solved, {elapsed} {msg}")
             .expect("the progress template is valid"),
     );
+    let mut engine = Engine::with_evaluation(options, evaluation)?;
     println!("{}", header());
-    let solved = solve_suite(
-        &entries,
-        first_number(&name),
-        options,
-        evaluation,
-        wld,
-        |line| {
-            bar.suspend(|| println!("{}", format_row(line)));
-            bar.inc(1);
-        },
-    )?;
+    let solved = solve_suite(&mut engine, &entries, first_number(&name), wld, |line| {
+        bar.suspend(|| println!("{}", format_row(line)));
+        bar.inc(1);
+    });
     bar.finish_and_clear();
     let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
     let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();

@@ -16,7 +16,7 @@ pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions, Searche
 pub use node::SearchNode;
 pub use ordering::OrderingOptions;
 pub use time::{GameClock, TimeBudget};
-pub use tt::TranspositionTable;
+pub use tt::{TableAllocationError, TranspositionTable};
 
 use std::time::Duration;
 

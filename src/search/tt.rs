@@ -88,6 +88,14 @@ struct Bucket([Slot; 4]);
 // SAFETY: a bucket is atomics only; all zero is four unused slots.
 unsafe impl Zeroable for Bucket {}
 
+/// The memory for a table of the size asked could not be allocated.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate {mib} MiB for the transposition table")]
+pub struct TableAllocationError {
+    /// The size asked for.
+    pub mib: usize,
+}
+
 /// A lock-free table of [`TtEntry`] keyed by 64-bit position hashes.
 pub struct TranspositionTable {
     buckets: ZeroedArray<Bucket>,
@@ -96,17 +104,23 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table using at most `mib` mebibytes (at least one bucket), rounded down to a power of two.
-    pub fn new(mib: usize) -> TranspositionTable {
+    /// A table using at most `mib` mebibytes (at least one bucket), rounded down to a power of
+    /// two; an error when the machine cannot give that much memory.
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, TableAllocationError> {
         let bytes = mib.max(1).saturating_mul(1 << 20);
         let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
-        let buckets = ZeroedArray::new(count);
-        TranspositionTable {
+        let buckets = ZeroedArray::try_new(count).ok_or(TableAllocationError { mib })?;
+        Ok(TranspositionTable {
             buckets,
             mask: count - 1,
             generation: AtomicU8::new(0),
-        }
+        })
+    }
+
+    /// A small table for tools and tests, where failing to allocate it is a bug.
+    pub fn new(mib: usize) -> TranspositionTable {
+        Self::try_new(mib).expect("a small transposition table")
     }
 
     /// Size in bytes.
@@ -225,6 +239,14 @@ fn write(slot: &Slot, key: u64, entry: TtEntry, generation: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_too_large_for_the_machine_is_an_error() {
+        // 2^42 MiB is 2^62 bytes: no address space holds it.
+        let error = TranspositionTable::try_new(1 << 42).err().expect("refused");
+        assert_eq!(error.mib, 1 << 42);
+        assert!(error.to_string().contains("cannot allocate"));
+    }
 
     #[test]
     fn stores_bounds_and_merges_them() {

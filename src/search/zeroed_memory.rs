@@ -1,7 +1,7 @@
 //! Zeroed, fixed-size arrays for the transposition table, backed by transparent huge pages on
 //! Linux: a table of hundreds of MiB in 4 KiB pages misses the TLB on nearly every probe.
 
-use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::alloc::{alloc, dealloc, Layout};
 use std::ops::Deref;
 use std::ptr::NonNull;
 
@@ -23,8 +23,8 @@ pub struct ZeroedArray<T: Zeroable> {
 
 impl<T: Zeroable> ZeroedArray<T> {
     /// Allocates and zeroes `len` (at least 1) values; asks the kernel for huge pages before
-    /// the first write, so the zeroing itself maps them.
-    pub fn new(len: usize) -> ZeroedArray<T> {
+    /// the first write, so the zeroing itself maps them. `None` when the memory cannot be had.
+    pub fn try_new(len: usize) -> Option<ZeroedArray<T>> {
         assert!(
             std::mem::size_of::<T>() > 0,
             "zero-sized values need no memory"
@@ -32,13 +32,11 @@ impl<T: Zeroable> ZeroedArray<T> {
         let len = len.max(1);
         let layout = Layout::array::<T>(len)
             .and_then(|l| l.align_to(HUGE_PAGE))
-            .expect("table size fits the address space");
+            .ok()?;
         // SAFETY: the layout has a non-zero size (`len >= 1`, `T` not zero-sized); the pointer
         // is checked for null.
         let bytes = unsafe { alloc(layout) };
-        let Some(start) = NonNull::new(bytes) else {
-            handle_alloc_error(layout)
-        };
+        let start = NonNull::new(bytes)?;
         #[cfg(target_os = "linux")]
         // SAFETY: the range is the allocation just made; the advice only changes how the
         // kernel backs it, and a refusal (no THP) is harmless.
@@ -47,11 +45,11 @@ impl<T: Zeroable> ZeroedArray<T> {
         }
         // SAFETY: the allocation holds `layout.size()` bytes; all-zero is a valid `T`.
         unsafe { std::ptr::write_bytes(bytes, 0, layout.size()) };
-        ZeroedArray {
+        Some(ZeroedArray {
             start: start.cast(),
             len,
             layout,
-        }
+        })
     }
 }
 
@@ -88,7 +86,7 @@ mod tests {
 
     #[test]
     fn starts_zeroed_aligned_and_writable() {
-        let array = ZeroedArray::<Line>::new(100_000);
+        let array = ZeroedArray::<Line>::try_new(100_000).expect("6.4 MB");
         assert_eq!(array.len(), 100_000);
         assert_eq!(array.as_ptr() as usize % HUGE_PAGE, 0);
         assert!(array
@@ -96,5 +94,13 @@ mod tests {
             .all(|l| l.0.iter().all(|w| w.load(Ordering::Relaxed) == 0)));
         array[99_999].0[7].store(5, Ordering::Relaxed);
         assert_eq!(array[99_999].0[7].load(Ordering::Relaxed), 5);
+    }
+
+    #[test]
+    fn an_impossible_size_is_refused_not_aborted() {
+        // 2^62 bytes: more than any address space in use today.
+        assert!(ZeroedArray::<Line>::try_new(1 << 56).is_none());
+        // Beyond what a layout can describe at all.
+        assert!(ZeroedArray::<Line>::try_new(usize::MAX / 2).is_none());
     }
 }

@@ -2,8 +2,7 @@
 //! compares with the scores the file lists.
 
 use crate::board::Move;
-use crate::engine::{Engine, EngineOptions};
-use crate::eval::Evaluation;
+use crate::engine::Engine;
 use crate::notation::{format_move, ObfEntry};
 use crate::search::{Limits, SearchOptions, SearchResult};
 use std::time::Duration;
@@ -43,16 +42,15 @@ fn agrees(score: i32, expected: Option<i32>, win_loss_draw: bool) -> bool {
     }
 }
 
-/// Solves `entries` one by one with a fresh table each, reporting each as it is done.
+/// Solves `entries` one by one on `engine`, the table cleared for each, reporting each as it
+/// is done.
 pub fn solve_suite(
+    engine: &mut Engine,
     entries: &[ObfEntry],
     first: usize,
-    options: EngineOptions,
-    evaluation: Evaluation,
     win_loss_draw: bool,
     mut on_solved: impl FnMut(&SolvedPosition),
-) -> anyhow::Result<Vec<SolvedPosition>> {
-    let mut engine = Engine::with_evaluation(options, evaluation)?;
+) -> Vec<SolvedPosition> {
     let search = SearchOptions {
         win_loss_draw,
         answer_forced_at_once: false,
@@ -76,7 +74,7 @@ pub fn solve_suite(
         on_solved(&line);
         solved.push(line);
     }
-    Ok(solved)
+    solved
 }
 
 /// The table header matching [`format_row`].
