@@ -3,8 +3,9 @@
 //!
 //! Three tiers, by empties:
 //! - deep (>= `TABLE_MIN_EMPTIES`): transposition table, stability cutoff, enhanced
-//!   transposition cutoff, table move then shallow-search or fastest-first ordering, and a
-//!   parallel split of the moves after the first (`SPLIT_MIN_EMPTIES` and up);
+//!   transposition cutoff, table move then shallow-search or fastest-first ordering (no
+//!   shallow searches where the table expects a fail low), and a parallel split of the moves
+//!   after the first (`SPLIT_MIN_EMPTIES` and up);
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
 //! - last `LAST_MOVES_EMPTIES`: quadrant parity order, no sorting; the last square only counts
 //!   flips.
@@ -243,8 +244,13 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         let selectivity = self.searcher.ctx.selectivity();
         let key = board.hash_key();
         let mut table_move = NO_MOVE;
+        // A bound at or below alpha from any earlier search, even a shallower or selective one:
+        // the node will probably fail low, every move gets searched and their order matters
+        // little, so the ordering searches are skipped.
+        let mut expects_fail_low = false;
         if let Some(entry) = tt.probe(key) {
             table_move = entry.best_move;
+            expects_fail_low = i32::from(entry.upper) <= alpha;
             if entry.covers(empties, selectivity) {
                 if i32::from(entry.lower) > alpha {
                     return i32::from(entry.lower);
@@ -271,7 +277,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
             }
         }
-        if empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 {
+        if empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low {
             let depth = shallow_order_depth(empties);
             for entry in list.iter_mut().filter(|e| e.key < TABLE_MOVE_KEY) {
                 let score = -self
