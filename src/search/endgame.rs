@@ -30,7 +30,7 @@ pub const TABLE_MIN_EMPTIES: u32 = 11;
 /// From this many empties the moves after the first are searched in parallel.
 pub const SPLIT_MIN_EMPTIES: u32 = 15;
 /// From this many empties moves are ordered by a shallow search with the evaluation.
-pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 16;
+pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
 /// From this many empties the selective iterations try probable cuts.
 pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
 /// Selective iterations before the exact one; they run from this level down to 1.
