@@ -34,10 +34,14 @@ pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
 /// From this many empties the selective iterations try probable cuts.
 pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
 /// Selective iterations before the exact one; they run from this level down to 1.
-pub const SELECTIVE_LEVELS: u8 = 2;
+pub const SELECTIVE_LEVELS: u8 = 3;
 /// Probable-cut margin in discs of each selectivity level (level 1 first): the higher the
 /// level, the narrower the margin and the more cuts.
-const PROBABLE_CUT_MARGINS: [i32; SELECTIVE_LEVELS as usize] = [8, 4];
+const PROBABLE_CUT_MARGINS: [i32; SELECTIVE_LEVELS as usize] = [12, 8, 4];
+const _: () = assert!(
+    SELECTIVE_LEVELS <= super::tt::MAX_SELECTIVITY,
+    "the table records every selective level"
+);
 
 /// Depth of the ordering search at `empties` (at least `SHALLOW_ORDER_MIN_EMPTIES`): one ply
 /// more every three empties.
