@@ -52,7 +52,7 @@ fn shallow_order_depth(empties: u32) -> u32 {
 /// Depth of the shallow search that predicts the exact score at `empties` (at least
 /// `PROBABLE_CUT_MIN_EMPTIES`).
 fn probable_cut_depth(empties: u32) -> u32 {
-    (empties - 8) / 3
+    (empties - 2) / 3
 }
 
 /// At or below this many empties moves go in parity order without sorting.
