@@ -3,8 +3,9 @@
 //!
 //! Three tiers, by empties:
 //! - deep (>= `TABLE_MIN_EMPTIES`): transposition table, stability cutoff, enhanced
-//!   transposition cutoff, table move then shallow-search or fastest-first ordering (no
-//!   shallow searches where the table expects a fail low), and a parallel split of the moves
+//!   transposition cutoff, table move then shallow-search or fastest-first ordering (the
+//!   shallow searches only once the table move has failed to cut, and none where the table
+//!   expects a fail low), and a parallel split of the moves
 //!   after the first (`SPLIT_MIN_EMPTIES` and up);
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
 //! - last `LAST_MOVES_EMPTIES`: quadrant parity order, no sorting; the last square only counts
@@ -281,33 +282,20 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
             }
         }
-        if empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low {
-            let depth = shallow_order_depth(empties);
-            for entry in list.iter_mut().filter(|e| e.key < TABLE_MOVE_KEY) {
-                let score = -self
-                    .searcher
-                    .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
-                entry.key = score * 256 + entry.key.clamp(-255, 255);
-            }
-        }
+        // The ordering searches wait until the table move, if any, has failed to cut.
+        let mut unordered =
+            empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low;
+        let table_move_first = list.iter().any(|e| e.key == TABLE_MOVE_KEY);
 
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
-        let mut first = true;
-        while let Some(entry) = take_best(&mut list) {
-            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
-            if score > best {
-                best = score;
-                best_move = entry.square;
-                if score > alpha {
-                    break;
-                }
+        let mut searched = 0;
+        while !list.is_empty() {
+            if unordered && !(searched == 0 && table_move_first) {
+                self.order_by_shallow_search(&mut list, empties);
+                unordered = false;
             }
-            if first
-                && empties >= SPLIT_MIN_EMPTIES
-                && !list.is_empty()
-                && self.searcher.ctx.parallel()
-            {
+            if searched == 1 && empties >= SPLIT_MIN_EMPTIES && self.searcher.ctx.parallel() {
                 let (score, square) = self.split(&mut list, alpha, empties);
                 if score > best {
                     best = score;
@@ -315,13 +303,35 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
                 break;
             }
-            first = false;
+            let Some(entry) = take_best(&mut list) else {
+                break;
+            };
+            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
+            searched += 1;
+            if score > best {
+                best = score;
+                best_move = entry.square;
+                if score > alpha {
+                    break;
+                }
+            }
         }
         if self.aborted() {
             return alpha;
         }
         self.store(key, empties, alpha, best, best_move);
         best
+    }
+
+    /// Keys the moves by a shallow search with the evaluation, fastest first breaking ties.
+    fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
+        let depth = shallow_order_depth(empties);
+        for entry in list.iter_mut() {
+            let score = -self
+                .searcher
+                .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
+            entry.key = score * 256 + entry.key.clamp(-255, 255);
+        }
     }
 
     /// Stores a null-window result around `alpha`, marked with the selectivity its tree may
