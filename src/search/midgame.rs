@@ -276,8 +276,14 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
 
         let ordering = self.ctx.options.ordering;
         let mut list = MoveList::new(node, moves, table_move, &ordering);
-        if list.len() > 1 {
-            if let Some(shallow) = ordering.shallow_depth(depth) {
+        // The ordering searches wait until the table move, if any, has failed to cut.
+        let mut shallow = if list.len() > 1 {
+            ordering.shallow_depth(depth)
+        } else {
+            None
+        };
+        if !list.holds_table_move() {
+            if let Some(shallow) = shallow.take() {
                 list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
             }
         }
@@ -302,6 +308,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                         break;
                     }
                 }
+            }
+            if let Some(shallow) = shallow.take() {
+                list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
             }
             if self.ctx.splits_at(depth, node.moves_left()) && list.len() > 1 {
                 let rest = list.remaining_sorted();

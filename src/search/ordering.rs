@@ -1,4 +1,5 @@
-//! Move ordering: the table move first; at high depth a shallow search of each move; near the
+//! Move ordering: the table move first; at high depth a shallow search of each other move (run
+//! by the search only once the table move has failed to cut); near the
 //! leaves the node's cheap hint (for Othello: fastest first, potential mobility, square
 //! priority). Moves are picked best-first lazily, so a cutoff skips sorting the rest.
 
@@ -92,10 +93,17 @@ impl<N: SearchNode> MoveList<N> {
         self.candidates.len()
     }
 
-    /// Re-keys every move but the table move with `score` (higher is better), keeping the old
-    /// key as a tie-break.
+    /// Whether the table move is among the moves not taken yet.
+    pub fn holds_table_move(&self) -> bool {
+        self.candidates[self.taken..]
+            .iter()
+            .any(|c| c.key == TABLE_MOVE_KEY)
+    }
+
+    /// Re-keys every move not taken yet but the table move with `score` (higher is better),
+    /// keeping the old key as a tie-break.
     pub fn rekey(&mut self, mut score: impl FnMut(&Candidate<N>) -> i32) {
-        for candidate in self.candidates.iter_mut() {
+        for candidate in self.candidates[self.taken..].iter_mut() {
             if candidate.key != TABLE_MOVE_KEY {
                 candidate.key = score(candidate) * 4096 + candidate.key.clamp(-2047, 2047);
             }
