@@ -282,17 +282,32 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         } else {
             None
         };
-        if !list.holds_table_move() {
-            if let Some(shallow) = shallow.take() {
-                list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
-            }
-        }
 
         let alpha_at_entry = alpha;
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
         let mut first = true;
-        while let Some(candidate) = list.next_best() {
+        loop {
+            if !(first && list.holds_table_move()) {
+                if let Some(shallow) = shallow.take() {
+                    list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
+                }
+            }
+            if !first && self.ctx.splits_at(depth, node.moves_left()) {
+                let rest = list.remaining_sorted();
+                if !rest.is_empty() {
+                    let (score, mv) =
+                        parallel::search_siblings(self.ctx, rest, alpha, beta, depth, pv);
+                    if score > best {
+                        best = score;
+                        best_move = mv;
+                    }
+                }
+                break;
+            }
+            let Some(candidate) = list.next_best() else {
+                break;
+            };
             let score = if first {
                 -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
             } else {
@@ -308,21 +323,6 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                         break;
                     }
                 }
-            }
-            if let Some(shallow) = shallow.take() {
-                list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
-            }
-            if self.ctx.splits_at(depth, node.moves_left()) && list.len() > 1 {
-                let rest = list.remaining_sorted();
-                if !rest.is_empty() {
-                    let (score, mv) =
-                        parallel::search_siblings(self.ctx, rest, alpha, beta, depth, pv);
-                    if score > best {
-                        best = score;
-                        best_move = mv;
-                    }
-                }
-                break;
             }
         }
         if self.ctx.stopped() {
