@@ -8,8 +8,9 @@
 //!   expects a fail low), and a parallel split of the moves
 //!   after the first (`SPLIT_MIN_EMPTIES` and up);
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
-//! - last `LAST_MOVES_EMPTIES`: quadrant parity order, no sorting; the last square only counts
-//!   flips.
+//! - last `LAST_MOVES_EMPTIES`: one function per count of empties, the empty squares handed
+//!   down as a list in quadrant parity order, a square tried only next to an opponent disc;
+//!   the last square only counts flips.
 //!
 //! In the selective iterations that precede the exact one (see `midgame::Step`), deep nodes
 //! also try a probable cut, and what they store from `PROBABLE_CUT_MIN_EMPTIES` up is marked
@@ -68,6 +69,37 @@ const QUADRANTS: [u64; 4] = [
 ];
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 
+/// The quadrant (0-3) of a square.
+#[inline]
+fn quadrant(square: u8) -> u8 {
+    (square >> 2 & 1) | (square >> 4 & 2)
+}
+
+/// The empty `squares` of `board`, those in quadrants with an odd number of empties first.
+#[inline]
+fn parity_sorted<const N: usize>(board: &Board, squares: [u8; N]) -> [u8; N] {
+    let odd = odd_quadrant_squares(board.empties());
+    let mut ordered = squares;
+    ordered.sort_by_key(|&square| odd & (1u64 << square) == 0);
+    ordered
+}
+
+/// `squares` without the one at `index`, the others in order.
+#[inline]
+fn without<const N: usize>(squares: &[u8], index: usize) -> [u8; N] {
+    let mut rest = [0; N];
+    for (slot, &square) in rest.iter_mut().zip(
+        squares
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != index)
+            .map(|(_, s)| s),
+    ) {
+        *slot = square;
+    }
+    rest
+}
+
 /// Empty squares lying in quadrants with an odd number of empties.
 #[inline]
 fn odd_quadrant_squares(empties: u64) -> u64 {
@@ -77,15 +109,37 @@ fn odd_quadrant_squares(empties: u64) -> u64 {
         .fold(0, |acc, &q| acc | (empties & q))
 }
 
+/// The eight squares around each square: a move can flip only if one of them holds an
+/// opponent disc, which is cheaper to test than computing the flips.
+static NEIGHBOURS: [u64; 64] = {
+    let mut masks = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        masks[square] = adjacent_empties(1 << square, !(1 << square));
+        square += 1;
+    }
+    masks
+};
+
+/// The discs `player` flips on the empty `square`, zero when the move is illegal.
+#[inline]
+fn flips_if_any(square: usize, player: u64, opponent: u64) -> u64 {
+    if NEIGHBOURS[square] & opponent == 0 {
+        0
+    } else {
+        crate::board::flips(square, player, opponent)
+    }
+}
+
 /// The exact score of a board with one empty square `square`.
 #[inline]
 fn solve_last_square(board: &Board, square: usize) -> i32 {
     let player = board.player_count() as i32;
-    let flipped = board.flips(square).count_ones() as i32;
+    let flipped = flips_if_any(square, board.player, board.opponent).count_ones() as i32;
     if flipped > 0 {
         return 2 * (player + flipped) - 62;
     }
-    let flipped = crate::board::flips(square, board.opponent, board.player).count_ones() as i32;
+    let flipped = flips_if_any(square, board.opponent, board.player).count_ones() as i32;
     if flipped > 0 {
         return 2 * (player - flipped) - 64;
     }
@@ -154,47 +208,129 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
     }
 
-    /// The last few empties: parity order, no sorting, no table, no move generation (each
-    /// empty square is tried for flips).
+    /// The last few empties: no table, no move generation (each empty square is tried for
+    /// flips), the empty squares handed down as a list in quadrant parity order.
     fn solve_last(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
-        if let Some(score) = self.try_last_moves(board, alpha, empties) {
+        let empty_squares = board.empties();
+        let odd = odd_quadrant_squares(empty_squares);
+        let mut squares = [0u8; LAST_MOVES_EMPTIES as usize];
+        let mut count = 0;
+        for group in [empty_squares & odd, empty_squares & !odd] {
+            for square in Squares(group) {
+                squares[count] = square as u8;
+                count += 1;
+            }
+        }
+        match empties {
+            1 => {
+                self.searcher.count_node();
+                solve_last_square(board, usize::from(squares[0]))
+            }
+            2 => self.last_2(board, alpha, [squares[0], squares[1]]),
+            3 => self.last_3(board, alpha, [squares[0], squares[1], squares[2]]),
+            4 => self.last_4(
+                board,
+                alpha,
+                [squares[0], squares[1], squares[2], squares[3]],
+            ),
+            _ => self.last_5(board, alpha, squares),
+        }
+    }
+
+    /// Five empties: each child's four squares put back in parity order.
+    fn last_5(&mut self, board: &Board, alpha: i32, squares: [u8; 5]) -> i32 {
+        self.last_moves(
+            board,
+            alpha,
+            &squares,
+            |solver, child, child_alpha, played| {
+                let rest = parity_sorted(child, without(&squares, played));
+                solver.last_4(child, child_alpha, rest)
+            },
+        )
+    }
+
+    /// Four empties, in the order given.
+    fn last_4(&mut self, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
+        self.last_moves(
+            board,
+            alpha,
+            &squares,
+            |solver, child, child_alpha, played| {
+                solver.last_3(child, child_alpha, without(&squares, played))
+            },
+        )
+    }
+
+    /// Three empties: the square alone in its quadrant, if one is, goes first.
+    fn last_3(&mut self, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
+        let [a, b, c] = squares;
+        let ordered = match (quadrant(a) == quadrant(b), quadrant(a) == quadrant(c)) {
+            (true, false) => [c, a, b],
+            (false, true) => [b, a, c],
+            _ => squares,
+        };
+        self.last_moves(
+            board,
+            alpha,
+            &ordered,
+            |solver, child, child_alpha, played| {
+                solver.last_2(child, child_alpha, without(&ordered, played))
+            },
+        )
+    }
+
+    /// Two empties: each move leaves one square to score.
+    fn last_2(&mut self, board: &Board, alpha: i32, squares: [u8; 2]) -> i32 {
+        self.last_moves(board, alpha, &squares, |_, child, _, played| {
+            solve_last_square(child, usize::from(squares[1 - played]))
+        })
+    }
+
+    /// A node of the last empties, `squares` tried in order: the best score of the side to
+    /// move (fail-soft), of the opponent if it must pass, or the final score. `child_score`
+    /// gives a child's score from the child's side, against the child's window.
+    #[inline(always)]
+    fn last_moves(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        squares: &[u8],
+        child_score: impl Fn(&mut Self, &Board, i32, usize) -> i32,
+    ) -> i32 {
+        if let Some(score) = self.try_squares(board, alpha, squares, &child_score) {
             return score;
         }
-        match self.try_last_moves(&board.pass(), -alpha - 1, empties) {
+        match self.try_squares(&board.pass(), -alpha - 1, squares, &child_score) {
             Some(score) => -score,
             None => board.final_score(),
         }
     }
 
-    /// The best score among the side to move's moves (fail-soft), or `None` if it has none.
-    #[inline]
-    fn try_last_moves(&mut self, board: &Board, alpha: i32, empties: u32) -> Option<i32> {
+    /// The best score among the side to move's moves on `squares` (fail-soft), or `None` if
+    /// it has none.
+    #[inline(always)]
+    fn try_squares(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        squares: &[u8],
+        child_score: &impl Fn(&mut Self, &Board, i32, usize) -> i32,
+    ) -> Option<i32> {
         self.searcher.count_node();
-        let empty_squares = board.empties();
-        if empties == 1 {
-            let square = empty_squares.trailing_zeros() as usize;
-            return (board.flips(square) != 0).then(|| solve_last_square(board, square));
-        }
-        let odd = odd_quadrant_squares(empty_squares);
         let mut best = None;
-        for group in [empty_squares & odd, empty_squares & !odd] {
-            for square in Squares(group) {
-                let flipped = board.flips(square);
-                if flipped == 0 {
-                    continue;
-                }
-                let child = board.play_with_flips(square, flipped);
-                let score = if empties == 2 {
-                    let last = (empty_squares ^ (1u64 << square)).trailing_zeros() as usize;
-                    -solve_last_square(&child, last)
-                } else {
-                    -self.solve_last(&child, -alpha - 1, empties - 1)
-                };
-                if score > alpha {
-                    return Some(score);
-                }
-                best = Some(best.map_or(score, |b: i32| b.max(score)));
+        for (index, &square) in squares.iter().enumerate() {
+            let square = usize::from(square);
+            let flipped = flips_if_any(square, board.player, board.opponent);
+            if flipped == 0 {
+                continue;
             }
+            let child = board.play_with_flips(square, flipped);
+            let score = -child_score(self, &child, -alpha - 1, index);
+            if score > alpha {
+                return Some(score);
+            }
+            best = Some(best.map_or(score, |b: i32| b.max(score)));
         }
         best
     }

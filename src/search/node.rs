@@ -53,7 +53,7 @@ const SQUARE_PRIORITY: [i8; 64] = [
 
 /// Empty squares next to at least one disc of `discs`.
 #[inline]
-pub(crate) fn adjacent_empties(discs: u64, empties: u64) -> u64 {
+pub(crate) const fn adjacent_empties(discs: u64, empties: u64) -> u64 {
     let horizontal =
         ((discs << 1) & 0xFEFE_FEFE_FEFE_FEFE) | ((discs >> 1) & 0x7F7F_7F7F_7F7F_7F7F);
     let around = horizontal | discs;
