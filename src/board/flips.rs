@@ -5,7 +5,7 @@
 
 /// The four full lines (row, column, diagonal, anti-diagonal) through each square, the square
 /// itself excluded.
-static LINES: [[u64; 4]; 64] = build_lines();
+pub(super) static LINES: [[u64; 4]; 64] = build_lines();
 
 const fn ray(square: i32, d_col: i32, d_row: i32) -> u64 {
     let mut bits = 0u64;

@@ -3,6 +3,7 @@
 
 mod flips;
 mod hash;
+mod last_flip;
 mod moves;
 mod position;
 mod stability;
@@ -10,6 +11,7 @@ mod symmetry;
 
 pub use flips::{flips, flips_portable};
 pub use hash::hash_key;
+pub use last_flip::last_flip_count;
 pub use moves::{legal_moves, legal_moves_portable};
 pub use position::{IllegalMove, Move, Position};
 pub use stability::stable_discs;

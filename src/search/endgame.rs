@@ -21,7 +21,7 @@ use super::node::adjacent_empties;
 use super::parallel::SharedBest;
 use super::tt::NO_MOVE;
 use super::INFINITY;
-use crate::board::{Board, Squares};
+use crate::board::{last_flip_count, Board, Squares};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use rayon::prelude::*;
@@ -135,11 +135,11 @@ fn flips_if_any(square: usize, player: u64, opponent: u64) -> u64 {
 #[inline]
 fn solve_last_square(board: &Board, square: usize) -> i32 {
     let player = board.player_count() as i32;
-    let flipped = flips_if_any(square, board.player, board.opponent).count_ones() as i32;
+    let flipped = last_flip_count(square, board.player) as i32;
     if flipped > 0 {
         return 2 * (player + flipped) - 62;
     }
-    let flipped = flips_if_any(square, board.opponent, board.player).count_ones() as i32;
+    let flipped = last_flip_count(square, board.opponent) as i32;
     if flipped > 0 {
         return 2 * (player - flipped) - 64;
     }
