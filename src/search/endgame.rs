@@ -335,7 +335,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         best
     }
 
-    /// Middle sizes: fastest first, no table.
+    /// Middle sizes: fastest first (no sorting for a single move), no table.
     fn solve_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
         let moves = board.moves();
@@ -348,6 +348,11 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
         if let Some(bound) = stability_bound(board, alpha) {
             return bound;
+        }
+        if moves & (moves - 1) == 0 {
+            let square = moves.trailing_zeros() as usize;
+            let child = board.play_with_flips(square, board.flips(square));
+            return -self.solve(&child, -alpha - 1, empties - 1);
         }
         let mut list = MoveEntries::new();
         ordered_moves(board, moves, NO_MOVE, &mut list);
