@@ -1,7 +1,10 @@
-//! Criterion benchmarks of the rules core: move generation, flips and perft.
+//! Criterion benchmarks of the rules core: move generation, flips, the last square's flip
+//! count, and perft.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use oxello::board::{flips, flips_portable, legal_moves, legal_moves_portable, Board, Squares};
+use oxello::board::{
+    flips, flips_portable, last_flip_count, legal_moves, legal_moves_portable, Board, Squares,
+};
 use oxello::tools::perft::{perft, PassCounting};
 use std::hint::black_box;
 
@@ -65,6 +68,29 @@ fn bench_rules(c: &mut Criterion) {
         bench.iter(|| {
             moves.iter().fold(0u64, |acc, (b, sq)| {
                 acc ^ flips_portable(black_box(*sq), b.player, b.opponent)
+            })
+        })
+    });
+    // The last empty square of a full board: a disc of either colour on every other square.
+    let last_squares: Vec<(u64, usize)> = boards
+        .iter()
+        .map(|b| {
+            let square = (b.player ^ b.opponent).trailing_zeros() as usize;
+            (b.player & !(1u64 << square), square)
+        })
+        .collect();
+    c.bench_function("last_flip_count x256", |bench| {
+        bench.iter(|| {
+            last_squares.iter().fold(0u32, |acc, &(mover, sq)| {
+                acc ^ last_flip_count(black_box(sq), mover)
+            })
+        })
+    });
+    c.bench_function("flips count on the last square x256", |bench| {
+        bench.iter(|| {
+            last_squares.iter().fold(0u32, |acc, &(mover, sq)| {
+                let opponent = !mover & !(1u64 << sq);
+                acc ^ flips(black_box(sq), mover, opponent).count_ones()
             })
         })
     });
