@@ -84,18 +84,13 @@ fn parity_sorted<const N: usize>(board: &Board, squares: [u8; N]) -> [u8; N] {
     ordered
 }
 
-/// `squares` without the one at `index`, the others in order.
+/// `squares` without the one at `index`, the others in order (`N` is one less than its
+/// length).
 #[inline]
 fn without<const N: usize>(squares: &[u8], index: usize) -> [u8; N] {
     let mut rest = [0; N];
-    for (slot, &square) in rest.iter_mut().zip(
-        squares
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != index)
-            .map(|(_, s)| s),
-    ) {
-        *slot = square;
+    for (i, slot) in rest.iter_mut().enumerate() {
+        *slot = squares[i + usize::from(i >= index)];
     }
     rest
 }
