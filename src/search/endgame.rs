@@ -18,13 +18,13 @@
 
 use super::midgame::Searcher;
 use super::node::adjacent_empties;
-use super::parallel::SharedBest;
+use super::parallel::{in_order, SharedBest};
 use super::tt::NO_MOVE;
 use super::INFINITY;
 use crate::board::{last_flip_count, Board, Squares};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
-use rayon::prelude::*;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// From this many empties the solver uses the transposition table.
@@ -519,23 +519,26 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         };
         let best = SharedBest::new(-INFINITY, NO_MOVE);
         let ctx = self.searcher.ctx;
-        rest.par_iter().for_each_init(
+        in_order(
+            rest,
             || Solver {
                 searcher: Searcher::new(ctx),
                 abort: Some(&abort),
             },
             |solver, entry| {
                 if solver.aborted() {
-                    return;
+                    return ControlFlow::Break(());
                 }
                 let score = -solver.solve(&entry.child, -alpha - 1, empties - 1);
                 if solver.aborted() && score <= alpha {
-                    return;
+                    return ControlFlow::Break(());
                 }
                 best.offer(score, entry.square);
                 if score > alpha {
                     abort.flag.store(true, Ordering::Relaxed);
+                    return ControlFlow::Break(());
                 }
+                ControlFlow::Continue(())
             },
         );
         best.get()

@@ -1,15 +1,40 @@
 //! Parallel search on the rayon pool the search runs in: the moves after the first (the
 //! "young brothers") are searched side by side, sharing the best bound through an atomic; a
 //! fail high ends the split, and a move that beats the bound on a principal variation node is
-//! re-searched with the open window.
+//! re-searched with the open window. Workers take the moves in their order, so the most
+//! promising ones are searched first whatever the number of threads.
 
 use super::midgame::{bound_of, RootState, SearchContext, Searcher};
 use super::node::SearchNode;
 use super::ordering::Candidate;
 use super::INFINITY;
 use crate::eval::Evaluator;
+use parking_lot::Mutex;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+
+/// Runs `search` on `items` with one worker per thread of the pool (at most one per item),
+/// each worker taking the next item not yet taken, in the order of the list. A rayon
+/// parallel iterator would instead hand the second half of the list to the second thread,
+/// which then starts on the weaker moves. A worker stops at the end of the list or when
+/// `search` breaks; `new_worker` builds each worker's state.
+pub(super) fn in_order<T: Sync, W>(
+    items: &[T],
+    new_worker: impl Fn() -> W + Sync,
+    search: impl Fn(&mut W, &T) -> ControlFlow<()> + Sync,
+) {
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().min(items.len());
+    (0..workers).into_par_iter().for_each(|_| {
+        let mut worker = new_worker();
+        while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if search(&mut worker, item).is_break() {
+                break;
+            }
+        }
+    });
+}
 
 /// The best (score, move) found by the threads of a split, kept in one atomic: the score and
 /// move are packed so that the larger score (then the larger move) compares larger.
@@ -48,24 +73,25 @@ pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
 ) -> (i32, u8) {
     let shared_alpha = AtomicI32::new(alpha);
     let best = SharedBest::new(-INFINITY, siblings[0].mv);
-    let _ = siblings.par_iter().try_for_each_init(
+    in_order(
+        siblings,
         || Searcher::new(ctx),
         |searcher, candidate| {
             let floor = shared_alpha.load(Ordering::Relaxed);
             if floor >= beta || ctx.stopped() {
-                return Err(());
+                return ControlFlow::Break(());
             }
             let score =
                 searcher.null_window_then_open(&candidate.child, floor, beta, depth - 1, pv);
             if ctx.stopped() {
-                return Err(());
+                return ControlFlow::Break(());
             }
             best.offer(score, candidate.mv);
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
-                Err(())
+                ControlFlow::Break(())
             } else {
-                Ok(())
+                ControlFlow::Continue(())
             }
         },
     );
@@ -86,26 +112,30 @@ pub(super) fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
         root.score = -INFINITY;
         root.bound = super::Bound::Upper;
     }
-    let _ = roots.par_iter_mut().try_for_each_init(
+    let slots: Vec<Mutex<&mut RootState<N>>> = roots.iter_mut().map(Mutex::new).collect();
+    in_order(
+        &slots,
         || Searcher::new(ctx),
-        |searcher, root| {
+        |searcher, slot| {
             let floor = shared_alpha.load(Ordering::Relaxed);
             if floor >= beta || ctx.stopped() {
-                return Err(());
+                return ControlFlow::Break(());
             }
+            let mut root = slot.lock();
             let score = searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true);
             if ctx.stopped() {
-                return Err(());
+                return ControlFlow::Break(());
             }
             root.score = score;
             root.bound = bound_of(score, floor, beta);
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
-                Err(())
+                ControlFlow::Break(())
             } else {
-                Ok(())
+                ControlFlow::Continue(())
             }
         },
     );
+    drop(slots);
     roots.iter().map(|r| r.score).max().unwrap_or(-INFINITY)
 }
