@@ -408,6 +408,9 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         }
         let mut list = MoveEntries::new();
         ordered_moves(board, moves, table_move, &mut list);
+        for entry in &list {
+            tt.prefetch(entry.child.hash_key());
+        }
         // Enhanced transposition cutoff: a child already known to refute the bound.
         for entry in &list {
             if let Some(known) = tt.probe(entry.child.hash_key()) {

@@ -146,6 +146,20 @@ impl TranspositionTable {
         &self.buckets[(key as usize) & self.mask]
     }
 
+    /// Starts loading the bucket of `key` into the cache, so that a probe soon after does not
+    /// wait for memory.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot
+        // fault; the address is that of a live bucket.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(self.bucket(key)).cast(),
+            );
+        }
+    }
+
     /// The entry for `key`, if present.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
