@@ -87,6 +87,14 @@ impl PatternTables {
     pub fn bias_slot(&self) -> usize {
         self.slots - 1
     }
+
+    /// Per instance: its squares as a mask, and the slot of each of its indices as
+    /// [`masked_index`] computes them.
+    pub fn instance_slots(&self) -> impl Iterator<Item = (u64, &[u32])> {
+        self.masked
+            .iter()
+            .map(|(mask, slots)| (*mask, slots.as_slice()))
+    }
 }
 
 /// The pattern tables, built on first use.
@@ -217,11 +225,17 @@ pub fn instance_index(board: &Board, squares: &[u8]) -> usize {
 pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
     let tables = tables();
     for (mask, slots) in &tables.masked {
-        let index = usize::from(BASE3[extract(board.player, *mask)])
-            + 2 * usize::from(BASE3[extract(board.opponent, *mask)]);
-        visit(slots[index] as usize);
+        visit(slots[masked_index(board, *mask)] as usize);
     }
     visit(tables.bias_slot());
+}
+
+/// The index of the instance whose squares are `mask` on `board`, its squares read in
+/// ascending order (the order of [`PatternTables::instance_slots`]).
+#[inline]
+pub fn masked_index(board: &Board, mask: u64) -> usize {
+    usize::from(BASE3[extract(board.player, mask)])
+        + 2 * usize::from(BASE3[extract(board.opponent, mask)])
 }
 
 /// The bits of `bits` under `mask`, packed from the lowest (BMI2 `pext` where the build has it).
