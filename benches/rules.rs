@@ -2,6 +2,8 @@
 //! count, and perft.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+#[cfg(target_arch = "x86_64")]
+use oxello::board::flips_avx2;
 use oxello::board::{
     flips, flips_portable, last_flip_count, legal_moves, legal_moves_portable, Board, Squares,
 };
@@ -39,6 +41,17 @@ fn bench_rules(c: &mut Criterion) {
             })
         })
     });
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        c.bench_function(&format!("flips_avx2 x{}", moves.len()), |bench| {
+            bench.iter(|| {
+                moves.iter().fold(0u64, |acc, (b, sq)| {
+                    // SAFETY: the CPU was just found to support AVX2.
+                    acc ^ unsafe { flips_avx2(black_box(*sq), b.player, b.opponent) }
+                })
+            })
+        });
+    }
     c.bench_function(&format!("flips_portable x{}", moves.len()), |bench| {
         bench.iter(|| {
             moves.iter().fold(0u64, |acc, (b, sq)| {

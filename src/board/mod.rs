@@ -18,7 +18,7 @@ pub use stability::stable_discs;
 pub use symmetry::Symmetry;
 
 #[cfg(target_arch = "x86_64")]
-pub use flips::flips_avx512;
+pub use flips::{flips_avx2, flips_avx512};
 #[cfg(target_arch = "x86_64")]
 pub use moves::legal_moves_avx2;
 
