@@ -7,7 +7,8 @@
 //!   shallow searches only once the table move has failed to cut, and none where the table
 //!   expects a fail low), and a parallel split of the moves
 //!   after the first (`SPLIT_MIN_EMPTIES` and up);
-//! - small: fastest first (fewest opponent replies), parity as a tie-break, no table;
+//! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
+//!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`endgame_cache`);
 //! - last `LAST_MOVES_EMPTIES`: one function per count of empties, the empty squares handed
 //!   down as a list in quadrant parity order, a square tried only next to an opponent disc;
 //!   the last square only counts flips.
@@ -16,6 +17,7 @@
 //! also try a probable cut, and what they store from `PROBABLE_CUT_MIN_EMPTIES` up is marked
 //! selective in the table so the exact iteration takes only their moves, never their bounds.
 
+use super::endgame_cache;
 use super::midgame::Searcher;
 use super::node::adjacent_empties;
 use super::parallel::{in_order, SharedBest};
@@ -59,6 +61,10 @@ fn probable_cut_depth(empties: u32) -> u32 {
 
 /// At or below this many empties moves go in parity order without sorting.
 pub const LAST_MOVES_EMPTIES: u32 = 5;
+
+/// From this many empties the small tier keeps its results in the thread's endgame cache
+/// (measured: 9 saves the most time; below it the probes cost more than the subtrees).
+pub const CACHE_MIN_EMPTIES: u32 = 9;
 
 /// The four 4x4 quadrants; an odd number of empties in a quadrant favours moving there first.
 const QUADRANTS: [u64; 4] = [
@@ -330,8 +336,24 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         best
     }
 
-    /// Middle sizes: fastest first (no sorting for a single move), no table.
+    /// Middle sizes: the thread's endgame cache from `CACHE_MIN_EMPTIES`, then the search.
     fn solve_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+        let cached = empties >= CACHE_MIN_EMPTIES;
+        if cached {
+            if let Some(score) = endgame_cache::probe(board, alpha) {
+                self.searcher.count_node();
+                return score;
+            }
+        }
+        let score = self.search_small(board, alpha, empties);
+        if cached {
+            endgame_cache::store(board, alpha, score);
+        }
+        score
+    }
+
+    /// Fastest first (no sorting for a single move), no table.
+    fn search_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
         let moves = board.moves();
         if moves == 0 {

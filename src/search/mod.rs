@@ -4,6 +4,7 @@
 //! back, with progress reported through a callback.
 
 mod endgame;
+mod endgame_cache;
 mod midgame;
 mod node;
 mod ordering;
