@@ -36,12 +36,10 @@ thread_local! {
     static CACHE: Box<[Cell<Entry>]> = vec![Cell::new(Entry::EMPTY); ENTRIES].into_boxed_slice();
 }
 
-/// The slot of a position: the high bits of a multiplicative mix of both bitboards.
+/// The slot of a position: the high bits of its hash key.
 #[inline]
 fn slot(board: &Board) -> usize {
-    let mixed = (board.player ^ board.opponent.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ board.opponent.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-    (mixed >> (64 - ENTRIES.trailing_zeros())) as usize
+    (board.hash_key() >> (64 - ENTRIES.trailing_zeros())) as usize
 }
 
 /// A score that settles the null window (`alpha`, `alpha + 1`) for `board`, if the bounds this
