@@ -185,6 +185,9 @@ enum Command {
         /// WTHOR .wtb files or selfplay transcripts.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
+        /// Measure positions with at most this many empties against their exact scores.
+        #[arg(long, default_value_t = 0)]
+        exact_empties: u32,
     },
     /// Search fixed positions to a fixed depth; the node total is a signature of the search.
     Bench {
@@ -270,7 +273,7 @@ fn main() -> Result<()> {
                 validation_percent: validation,
                 seed,
             };
-            run_train(files, &output, &config, exact_empties)
+            run_train(files, &output, &config, exact_empties, &evaluation)
         }
         Some(Command::Selfplay {
             games,
@@ -292,7 +295,10 @@ fn main() -> Result<()> {
             };
             run_selfplay(&config, &evaluation, output.as_deref())
         }
-        Some(Command::EvalError { files }) => run_eval_error(&files, &evaluation),
+        Some(Command::EvalError {
+            files,
+            exact_empties,
+        }) => run_eval_error(&files, &evaluation, exact_empties),
         Some(Command::Bench {
             depth,
             hash,
@@ -543,6 +549,7 @@ fn run_train(
     output: &std::path::Path,
     config: &TrainConfig,
     exact_empties: u32,
+    evaluation: &Evaluation,
 ) -> Result<()> {
     use oxello::eval::patterns::phase_empties;
     use oxello::tools::{dataset, train};
@@ -553,7 +560,9 @@ fn run_train(
         games.len(),
         files.len()
     );
-    let per_game = dataset::all_examples(&games, exact_empties);
+    let bar = labelling_bar(games.len());
+    let per_game = dataset::all_examples(&games, exact_empties, evaluation, &|| bar.inc(1))?;
+    bar.finish_and_clear();
     let (training, validation) = train::split(per_game, config);
     let bar = indicatif::ProgressBar::new(
         u64::from(config.epochs) * oxello::eval::patterns::PHASES as u64,
@@ -595,6 +604,16 @@ fn run_train(
     Ok(())
 }
 
+/// A progress bar on stderr over the games being labelled.
+fn labelling_bar(games: usize) -> indicatif::ProgressBar {
+    indicatif::ProgressBar::new(games as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games labelled [{elapsed}<{eta}]",
+        )
+        .expect("the progress template is valid"),
+    )
+}
+
 fn parse_shard(text: &str) -> Result<(u64, u64)> {
     let bad = || anyhow::anyhow!("--shard takes i/n with i < n, not '{text}'");
     let (i, n) = text.split_once('/').ok_or_else(bad)?;
@@ -626,11 +645,17 @@ fn run_selfplay(
     Ok(())
 }
 
-fn run_eval_error(files: &[std::path::PathBuf], evaluation: &Evaluation) -> Result<()> {
+fn run_eval_error(
+    files: &[std::path::PathBuf],
+    evaluation: &Evaluation,
+    exact_empties: u32,
+) -> Result<()> {
     use oxello::eval::patterns::phase_empties;
     use oxello::tools::eval_error::evaluation_error;
     let games = load_all(files)?;
-    let error = evaluation_error(&games, evaluation);
+    let bar = labelling_bar(games.len());
+    let error = evaluation_error(&games, evaluation, exact_empties, &|| bar.inc(1))?;
+    bar.finish_and_clear();
     println!(
         "{:>5} {:>7} {:>10} {:>8} {:>8}",
         "phase", "empties", "positions", "MAE", "floor"

@@ -1,13 +1,16 @@
 //! The exact solver against outside truth: the FFO suites' scores, plain reference solvers on
-//! random endgames, win/loss/draw against the exact score, and parallel against serial.
+//! random endgames, win/loss/draw against the exact score, parallel against serial, and the
+//! exact labels of training positions.
 
 mod common;
 
 use common::{pseudo_random_bytes, shared_file};
 use oxello::board::{Board, Color, Position, Squares};
 use oxello::engine::{Engine, EngineOptions};
+use oxello::eval::Evaluation;
 use oxello::notation::parse_obf_file;
 use oxello::search::{Limits, Proof, SearchOptions};
+use oxello::tools::dataset::{all_examples, load_games, ExactSolver, Example};
 
 /// Plain negamax to the end of the game: no pruning, no table, no ordering.
 fn negamax(board: &Board) -> i32 {
@@ -196,4 +199,67 @@ fn parallel_solver_equals_serial() {
             "{board:?}"
         );
     }
+}
+
+#[test]
+fn the_labelling_solver_proves_the_floor_or_beats_it() {
+    let solver = ExactSolver::new(&Evaluation::default()).unwrap();
+    let mut both_paths = [false, false];
+    for seed in 0..12u64 {
+        let Some(board) = random_endgame(300 + seed, 13) else {
+            continue;
+        };
+        let truth = alpha_beta(&board, -64, 64);
+        assert_eq!(solver.score(&board, None), truth, "no floor: {board:?}");
+        assert_eq!(
+            solver.score(&board, Some(truth)),
+            truth,
+            "floor at the score"
+        );
+        if truth > -64 {
+            let floor = (truth - 6).max(-64);
+            assert_eq!(solver.score(&board, Some(floor)), truth, "floor below");
+            both_paths[1] = true;
+        }
+        both_paths[0] = true;
+    }
+    assert_eq!(both_paths, [true, true], "too few random endgames lasted");
+}
+
+#[test]
+fn exact_labels_along_real_games_are_the_positions_scores() {
+    let games = load_games(&shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let games = &games[..30];
+    let exact_empties = 12;
+    let labelled = all_examples(games, exact_empties, &Evaluation::default(), &|| {}).unwrap();
+    let mut exact = 0;
+    let mut played_move_not_best = 0;
+    for (game, examples) in games.iter().zip(&labelled) {
+        let mut previous: Option<&Example> = None;
+        for example in examples {
+            let empties = example.board.empty_count();
+            if empties > exact_empties {
+                let label = example.label as i32;
+                assert_eq!(label.abs(), game.black_score.abs(), "the game's score");
+                continue;
+            }
+            let truth = alpha_beta(&example.board, -64, 64);
+            assert_eq!(example.label, truth as f32, "{:?}", example.board);
+            exact += 1;
+            let follows = |before: &&Example| {
+                Squares(before.board.moves()).any(|sq| before.board.play(sq) == Some(example.board))
+            };
+            if let Some(before) = previous.filter(follows) {
+                if before.label != -example.label {
+                    played_move_not_best += 1;
+                }
+            }
+            previous = Some(example);
+        }
+    }
+    assert!(exact >= 30 * 10, "only {exact} positions labelled exactly");
+    assert!(
+        played_move_not_best > 0,
+        "no game had a mistake to correct: the floor path alone was tested"
+    );
 }

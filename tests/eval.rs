@@ -120,7 +120,10 @@ fn a_tiny_training_run_lowers_the_validation_error() {
         validation_percent: 20,
         ..TrainConfig::default()
     };
-    let (training, validation) = split(all_examples(games, 8), &config);
+    let (training, validation) = split(
+        all_examples(games, 8, &Evaluation::default(), &|| {}).unwrap(),
+        &config,
+    );
     let (_, reports) = train(&training, &validation, &config, &|| {});
     let before: f64 = reports
         .iter()
@@ -150,7 +153,8 @@ fn a_tiny_training_run_lowers_the_validation_error() {
 #[test]
 fn the_label_floor_is_the_best_any_answer_per_position_can_do() {
     let games = load_games(&common::shared_file("wthor/WTH_2020.wtb")).unwrap();
-    let examples: Vec<_> = all_examples(&games, 0)
+    let examples: Vec<_> = all_examples(&games, 0, &Evaluation::default(), &|| {})
+        .unwrap()
         .into_iter()
         .flatten()
         .filter(|e| e.board.empty_count() >= 50)
@@ -194,7 +198,7 @@ fn the_label_floor_is_the_best_any_answer_per_position_can_do() {
     assert!((floor - best_total / examples.len() as f64).abs() < 1e-9);
 
     for evaluation in [Evaluation::Simple, Evaluation::default()] {
-        let error = evaluation_error(&games, &evaluation);
+        let error = evaluation_error(&games, &evaluation, 0, &|| {}).unwrap();
         for phase in &error.phases {
             assert!(phase.floor <= phase.mae + 1e-9, "{phase:?}");
         }

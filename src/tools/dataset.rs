@@ -6,9 +6,8 @@ use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
 use crate::search::{Limits, SearchContext, SearchOptions, TranspositionTable, INFINITY};
-use rayon::prelude::*;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A game and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,56 +74,135 @@ pub fn load_games(path: &Path) -> anyhow::Result<Vec<LabelledGame>> {
 }
 
 /// Every position of `game` that is not over, with its label; positions with at most
-/// `exact_empties` empties are labelled by solving them exactly instead.
-pub fn examples_of(
-    game: &LabelledGame,
-    exact_empties: u32,
-    tt: &TranspositionTable,
-) -> Vec<Example> {
+/// `exact_empties` empties are labelled with their exact score instead, proved by `solver`
+/// from the end of the game back (see [`ExactSolver::score`]).
+pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver) -> Vec<Example> {
+    let mut positions = Vec::with_capacity(game.moves.len());
     let mut position = Position::START;
-    let mut examples = Vec::with_capacity(game.moves.len());
     for &mv in &game.moves {
-        let board = position.board;
-        if board.moves() != 0 {
-            let label = if board.empty_count() <= exact_empties {
-                solve(&board, tt)
-            } else if position.side_to_move == crate::board::Color::Black {
+        positions.push(position);
+        position = position.play(mv).expect("games are replayed when loaded");
+    }
+    // Exact scores for the side to move, from the last position back: the move played from a
+    // position scores the negation of the next position's score, so that is a floor.
+    let mut exact = vec![None; positions.len()];
+    let mut next = position
+        .board
+        .is_game_over()
+        .then(|| position.board.final_score());
+    for (i, earlier) in positions.iter().enumerate().rev() {
+        if earlier.board.empty_count() > exact_empties {
+            break;
+        }
+        let score = solver.score(&earlier.board, next.map(|s: i32| -s));
+        exact[i] = Some(score);
+        next = Some(score);
+    }
+    positions
+        .iter()
+        .zip(exact)
+        .filter(|(position, _)| position.board.moves() != 0)
+        .map(|(position, exact)| {
+            let label = exact.unwrap_or(if position.side_to_move == crate::board::Color::Black {
                 game.black_score
             } else {
                 -game.black_score
-            };
-            examples.push(Example {
-                board,
-                label: label as f32,
             });
-        }
-        position = position.play(mv).expect("games are replayed when loaded");
-    }
-    examples
-}
-
-/// The exact score of a small position, on the calling thread.
-fn solve(board: &Board, tt: &TranspositionTable) -> i32 {
-    let stop = AtomicBool::new(false);
-    let evaluation = Evaluation::Simple;
-    let ctx = SearchContext::new(
-        tt,
-        &evaluation,
-        &stop,
-        SearchOptions::default(),
-        &Limits::default(),
-        board.empty_count(),
-    );
-    ctx.alpha_beta(board, -INFINITY, INFINITY, board.empty_count())
-}
-
-/// Examples of many games, in game order, solved in parallel where exact labels are asked for.
-pub fn all_examples(games: &[LabelledGame], exact_empties: u32) -> Vec<Vec<Example>> {
-    games
-        .par_iter()
-        .map_init(
-            || TranspositionTable::new(1),
-            |tt, game| examples_of(game, exact_empties, tt),
-        )
+            Example {
+                board: position.board,
+                label: label as f32,
+            }
+        })
         .collect()
+}
+
+/// Proves exact scores of small positions on one thread, with its own transposition table and
+/// a one-thread pool so that the solver does not split (the games are the parallel work).
+pub struct ExactSolver {
+    tt: TranspositionTable,
+    evaluation: Evaluation,
+    pool: rayon::ThreadPool,
+}
+
+/// Each labelling thread's table, in MiB.
+const LABELLING_TABLE_MIB: usize = 16;
+
+impl ExactSolver {
+    /// A solver whose moves are ordered by `evaluation` (the scores do not depend on it).
+    pub fn new(evaluation: &Evaluation) -> anyhow::Result<ExactSolver> {
+        Ok(ExactSolver {
+            tt: TranspositionTable::try_new(LABELLING_TABLE_MIB)?,
+            evaluation: evaluation.clone(),
+            pool: rayon::ThreadPoolBuilder::new().num_threads(1).build()?,
+        })
+    }
+
+    /// The exact score of `board` for the side to move. Given a `floor` the score is known to
+    /// reach, a null-window search first asks whether it does better; in well-played games it
+    /// seldom does, and that one proof is the whole cost.
+    pub fn score(&self, board: &Board, floor: Option<i32>) -> i32 {
+        let empties = board.empty_count();
+        self.pool.install(|| {
+            let stop = AtomicBool::new(false);
+            let ctx = SearchContext::new(
+                &self.tt,
+                &self.evaluation,
+                &stop,
+                SearchOptions::default(),
+                &Limits::default(),
+                empties,
+            );
+            let alpha = match floor {
+                Some(floor) if floor >= 64 => return floor,
+                Some(floor) => {
+                    let score = ctx.alpha_beta(board, floor, floor + 1, empties);
+                    if score <= floor {
+                        return floor;
+                    }
+                    score - 1
+                }
+                None => -INFINITY,
+            };
+            ctx.alpha_beta(board, alpha, INFINITY, empties)
+        })
+    }
+}
+
+/// Examples of many games, in game order, labelled on as many threads as the rayon pool has;
+/// `evaluation` orders the exact solver's moves, and `progress` is called after each game.
+pub fn all_examples(
+    games: &[LabelledGame],
+    exact_empties: u32,
+    evaluation: &Evaluation,
+    progress: &(dyn Fn() + Sync),
+) -> anyhow::Result<Vec<Vec<Example>>> {
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, games.len().max(1));
+    let labelled = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<Vec<(usize, Vec<Example>)>> {
+                    let solver = ExactSolver::new(evaluation)?;
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(game) = games.get(index) else {
+                            return Ok(done);
+                        };
+                        done.push((index, examples_of(game, exact_empties, &solver)));
+                        progress();
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a labelling thread panicked"))
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    let mut per_game = vec![Vec::new(); games.len()];
+    for (index, examples) in labelled.into_iter().flatten() {
+        per_game[index] = examples;
+    }
+    Ok(per_game)
 }

@@ -28,9 +28,19 @@ pub struct EvaluationError {
     pub midgame_floor: f64,
 }
 
-/// Per-phase errors, the error over positions with 24 to 59 empties, and their floors.
-pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> EvaluationError {
-    let examples: Vec<_> = all_examples(games, 0).into_iter().flatten().collect();
+/// Per-phase errors, the error over positions with 24 to 59 empties, and their floors; positions
+/// with at most `exact_empties` empties are measured against their exact scores (`progress` is
+/// called after each game is labelled).
+pub fn evaluation_error(
+    games: &[LabelledGame],
+    evaluation: &Evaluation,
+    exact_empties: u32,
+    progress: &(dyn Fn() + Sync),
+) -> anyhow::Result<EvaluationError> {
+    let examples: Vec<_> = all_examples(games, exact_empties, evaluation, progress)?
+        .into_iter()
+        .flatten()
+        .collect();
     let mut by_phase = vec![Vec::new(); PHASES];
     for example in &examples {
         by_phase[phase_of(example.board.empty_count())].push(*example);
@@ -46,11 +56,11 @@ pub fn evaluation_error(games: &[LabelledGame], evaluation: &Evaluation) -> Eval
         })
         .collect();
     let midgame = midgame_examples(&examples);
-    EvaluationError {
+    Ok(EvaluationError {
         phases,
         midgame: mean_absolute_error(evaluation, &midgame),
         midgame_floor: label_floor(&midgame),
-    }
+    })
 }
 
 /// The least mean absolute error that any evaluation (any function of the position, the same
