@@ -5,8 +5,8 @@
 //! - deep (>= `TABLE_MIN_EMPTIES`): transposition table, stability cutoff, enhanced
 //!   transposition cutoff, table move then shallow-search or fastest-first ordering (the
 //!   shallow searches only once the table move has failed to cut, and none where the table
-//!   expects a fail low), and a parallel split of the moves
-//!   after the first (`SPLIT_MIN_EMPTIES` and up);
+//!   expects a fail low), and a parallel split of the moves (`SPLIT_MIN_EMPTIES` and up)
+//!   after the first, or of all of them where the table expects a fail low;
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
 //!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`endgame_cache`);
 //! - last `LAST_MOVES_EMPTIES`: one function per count of empties, the empty squares handed
@@ -31,7 +31,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// From this many empties the solver uses the transposition table.
 pub const TABLE_MIN_EMPTIES: u32 = 11;
-/// From this many empties the moves after the first are searched in parallel.
+/// From this many empties the moves after the first (all of them at a node the table expects
+/// to fail low) are searched in parallel.
 pub const SPLIT_MIN_EMPTIES: u32 = 15;
 /// From this many empties moves are ordered by a shallow search with the evaluation.
 pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
@@ -447,6 +448,9 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         let mut unordered =
             empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low;
         let table_move_first = list.iter().any(|e| e.key == TABLE_MOVE_KEY);
+        // Young brothers wait for the first move to fail to cut, except where the node is
+        // expected to fail low: every move will be searched then, so the split starts at once.
+        let split_after = usize::from(!expects_fail_low);
 
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
@@ -456,7 +460,10 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 self.order_by_shallow_search(&mut list, empties);
                 unordered = false;
             }
-            if searched == 1 && empties >= SPLIT_MIN_EMPTIES && self.searcher.ctx.parallel() {
+            if searched == split_after
+                && empties >= SPLIT_MIN_EMPTIES
+                && self.searcher.ctx.parallel()
+            {
                 let (score, square) = self.split(&mut list, alpha, empties);
                 if score > best {
                     best = score;
@@ -534,8 +541,8 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         None
     }
 
-    /// Searches the remaining moves of a node in parallel; the first fail high aborts the
-    /// others, down to the bottom of their subtrees.
+    /// Searches the remaining moves of a node in parallel (all of them, or those after the
+    /// first); the first fail high aborts the others, down to the bottom of their subtrees.
     fn split(&mut self, rest: &mut MoveEntries, alpha: i32, empties: u32) -> (i32, u8) {
         rest.sort_by_key(|e| std::cmp::Reverse(e.key));
         let abort = Abort {
