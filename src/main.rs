@@ -314,12 +314,12 @@ fn main() -> Result<()> {
                     hints: !no_hints,
                 },
                 parallel: ParallelOptions {
-                    root_split: true,
                     interior_split_depth: if root_split_only {
                         None
                     } else {
                         ParallelOptions::default().interior_split_depth
                     },
+                    ..ParallelOptions::default()
                 },
                 ..SearchOptions::default()
             };

@@ -22,6 +22,9 @@ const POLL_INTERVAL: u64 = 1024;
 /// How a search uses the thread pool it runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParallelOptions {
+    /// Use the pool's other threads at all, the endgame solver's splits included; off for a
+    /// search that is itself one of many run side by side.
+    pub enabled: bool,
     /// Search the root moves after the first in parallel.
     pub root_split: bool,
     /// Also split the moves after the first at interior nodes at least this deep
@@ -32,6 +35,7 @@ pub struct ParallelOptions {
 impl Default for ParallelOptions {
     fn default() -> Self {
         ParallelOptions {
+            enabled: true,
             root_split: true,
             interior_split_depth: Some(6),
         }
@@ -84,8 +88,8 @@ pub struct SearchContext<'a, N, E> {
 
 impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     /// A context for one search under `limits` from a root with `moves_left` moves to the end.
-    /// The clock starts now. Parallel splitting is used when the current rayon pool has more
-    /// than one thread.
+    /// The clock starts now. Parallel splitting is used when the options enable it and the
+    /// current rayon pool has more than one thread.
     pub fn new(
         tt: &'a TranspositionTable,
         evaluator: &'a E,
@@ -108,7 +112,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             depth_limit: limits.depth,
             nodes: AtomicU64::new(0),
             selectivity: AtomicU8::new(0),
-            parallel: rayon::current_num_threads() > 1,
+            parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
             _node: PhantomData,
         }
     }

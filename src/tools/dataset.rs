@@ -5,9 +5,12 @@
 use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
-use crate::search::{Limits, SearchContext, SearchOptions, TranspositionTable, INFINITY};
+use crate::search::{
+    Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, INFINITY,
+};
+use rayon::prelude::*;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// A game and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,7 +97,7 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
         if earlier.board.empty_count() > exact_empties {
             break;
         }
-        let score = solver.score(&earlier.board, next.map(|s: i32| -s));
+        let score = solver.score(&earlier.board, next.map(|s| -s));
         exact[i] = Some(score);
         next = Some(score);
     }
@@ -116,16 +119,15 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
         .collect()
 }
 
-/// Proves exact scores of small positions on one thread, with its own transposition table and
-/// a one-thread pool so that the solver does not split (the games are the parallel work).
+/// Proves exact scores of small positions for many threads at once: each search runs on its
+/// caller's thread alone (the games are the parallel work), all sharing one table.
 pub struct ExactSolver {
     tt: TranspositionTable,
     evaluation: Evaluation,
-    pool: rayon::ThreadPool,
 }
 
-/// Each labelling thread's table, in MiB.
-const LABELLING_TABLE_MIB: usize = 16;
+/// The labelling threads' shared table, in MiB.
+const LABELLING_TABLE_MIB: usize = 32;
 
 impl ExactSolver {
     /// A solver whose moves are ordered by `evaluation` (the scores do not depend on it).
@@ -133,7 +135,6 @@ impl ExactSolver {
         Ok(ExactSolver {
             tt: TranspositionTable::try_new(LABELLING_TABLE_MIB)?,
             evaluation: evaluation.clone(),
-            pool: rayon::ThreadPoolBuilder::new().num_threads(1).build()?,
         })
     }
 
@@ -142,33 +143,38 @@ impl ExactSolver {
     /// seldom does, and that one proof is the whole cost.
     pub fn score(&self, board: &Board, floor: Option<i32>) -> i32 {
         let empties = board.empty_count();
-        self.pool.install(|| {
-            let stop = AtomicBool::new(false);
-            let ctx = SearchContext::new(
-                &self.tt,
-                &self.evaluation,
-                &stop,
-                SearchOptions::default(),
-                &Limits::default(),
-                empties,
-            );
-            let alpha = match floor {
-                Some(floor) if floor >= 64 => return floor,
-                Some(floor) => {
-                    let score = ctx.alpha_beta(board, floor, floor + 1, empties);
-                    if score <= floor {
-                        return floor;
-                    }
-                    score - 1
+        let stop = AtomicBool::new(false);
+        let options = SearchOptions {
+            parallel: ParallelOptions {
+                enabled: false,
+                ..ParallelOptions::default()
+            },
+            ..SearchOptions::default()
+        };
+        let ctx = SearchContext::new(
+            &self.tt,
+            &self.evaluation,
+            &stop,
+            options,
+            &Limits::default(),
+            empties,
+        );
+        let alpha = match floor {
+            Some(floor) if floor >= 64 => return floor,
+            Some(floor) => {
+                let score = ctx.alpha_beta(board, floor, floor + 1, empties);
+                if score <= floor {
+                    return floor;
                 }
-                None => -INFINITY,
-            };
-            ctx.alpha_beta(board, alpha, INFINITY, empties)
-        })
+                score - 1
+            }
+            None => -INFINITY,
+        };
+        ctx.alpha_beta(board, alpha, INFINITY, empties)
     }
 }
 
-/// Examples of many games, in game order, labelled on as many threads as the rayon pool has;
+/// Examples of many games, in game order, labelled in parallel on the rayon pool;
 /// `evaluation` orders the exact solver's moves, and `progress` is called after each game.
 pub fn all_examples(
     games: &[LabelledGame],
@@ -176,33 +182,13 @@ pub fn all_examples(
     evaluation: &Evaluation,
     progress: &(dyn Fn() + Sync),
 ) -> anyhow::Result<Vec<Vec<Example>>> {
-    let next = AtomicUsize::new(0);
-    let workers = rayon::current_num_threads().clamp(1, games.len().max(1));
-    let labelled = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| -> anyhow::Result<Vec<(usize, Vec<Example>)>> {
-                    let solver = ExactSolver::new(evaluation)?;
-                    let mut done = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(game) = games.get(index) else {
-                            return Ok(done);
-                        };
-                        done.push((index, examples_of(game, exact_empties, &solver)));
-                        progress();
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a labelling thread panicked"))
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
-    let mut per_game = vec![Vec::new(); games.len()];
-    for (index, examples) in labelled.into_iter().flatten() {
-        per_game[index] = examples;
-    }
-    Ok(per_game)
+    let solver = ExactSolver::new(evaluation)?;
+    Ok(games
+        .par_iter()
+        .map(|game| {
+            let examples = examples_of(game, exact_empties, &solver);
+            progress();
+            examples
+        })
+        .collect())
 }
