@@ -3,9 +3,10 @@
 //!
 //! Three tiers, by empties:
 //! - deep (>= `TABLE_MIN_EMPTIES`): transposition table, stability cutoff, enhanced
-//!   transposition cutoff, table move then shallow-search or fastest-first ordering (the
-//!   shallow searches only once the table move has failed to cut, and none where the table
-//!   expects a fail low), and a parallel split of the moves (`SPLIT_MIN_EMPTIES` and up)
+//!   transposition cutoff, table move then fastest-first ordering, weighed with the static
+//!   evaluation from `EVAL_ORDER_MIN_EMPTIES` and replaced by shallow searches from
+//!   `SHALLOW_ORDER_MIN_EMPTIES` (evaluations only once the table move has failed to cut, and
+//!   none where the table expects a fail low), and a parallel split of the moves (`SPLIT_MIN_EMPTIES` and up)
 //!   after the first, or of all of them where the table expects a fail low;
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
 //!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`endgame_cache`);
@@ -34,7 +35,13 @@ pub const TABLE_MIN_EMPTIES: u32 = 11;
 /// From this many empties the moves after the first (all of them at a node the table expects
 /// to fail low) are searched in parallel.
 pub const SPLIT_MIN_EMPTIES: u32 = 15;
-/// From this many empties moves are ordered by a shallow search with the evaluation.
+/// From this many empties the moves after the table move are also keyed by the evaluation of
+/// the position each leads to (measured: from 11 empties the evaluations cost more time than
+/// the nodes they save).
+pub const EVAL_ORDER_MIN_EMPTIES: u32 = 14;
+/// Discs of evaluation worth one unit of the fastest-first key (16 units: one opponent reply).
+const EVAL_ORDER_WEIGHT: i32 = 2;
+/// From this many empties moves are ordered by a shallow search with the evaluation instead.
 pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
 /// From this many empties the selective iterations try probable cuts.
 pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
@@ -444,9 +451,9 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
             }
         }
-        // The ordering searches wait until the table move, if any, has failed to cut.
+        // The ordering by evaluation waits until the table move, if any, has failed to cut.
         let mut unordered =
-            empties >= SHALLOW_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low;
+            empties >= EVAL_ORDER_MIN_EMPTIES && list.len() > 1 && !expects_fail_low;
         let table_move_first = list.iter().any(|e| e.key == TABLE_MOVE_KEY);
         // Young brothers wait for the first move to fail to cut, except where the node is
         // expected to fail low: every move will be searched then, so the split starts at once.
@@ -457,7 +464,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         let mut searched = 0;
         while !list.is_empty() {
             if unordered && !(searched == 0 && table_move_first) {
-                self.order_by_shallow_search(&mut list, empties);
+                self.order_by_evaluation(&mut list, empties);
                 unordered = false;
             }
             if searched == split_after
@@ -491,8 +498,17 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         best
     }
 
-    /// Keys the moves by a shallow search with the evaluation, fastest first breaking ties.
-    fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
+    /// Keys the moves by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the static
+    /// evaluation weighed into the fastest-first key, from there a shallow search, fastest first
+    /// breaking ties.
+    fn order_by_evaluation(&mut self, list: &mut MoveEntries, empties: u32) {
+        if empties < SHALLOW_ORDER_MIN_EMPTIES {
+            for entry in list.iter_mut() {
+                let opponent_score = self.searcher.ctx.evaluator.evaluate(&entry.child);
+                entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
+            }
+            return;
+        }
         let depth = shallow_order_depth(empties);
         for entry in list.iter_mut() {
             let score = -self
@@ -577,6 +593,16 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
     }
 }
 
+/// The mover's corners and the edge squares next to them that it holds with the corner.
+#[inline]
+fn corner_stability(discs: u64) -> i32 {
+    let next_to_owned_corner = ((discs & 0x0100_0000_0000_0001) << 1)
+        | ((discs & 0x8000_0000_0000_0080) >> 1)
+        | ((discs & 0x0000_0000_0000_0081) << 8)
+        | ((discs & 0x8100_0000_0000_0000) >> 8);
+    ((next_to_owned_corner | CORNERS) & discs).count_ones() as i32
+}
+
 /// A move with its ordering key and the position it leads to.
 #[derive(Clone, Copy)]
 struct MoveEntry {
@@ -590,8 +616,9 @@ type MoveEntries = ArrayVec<MoveEntry, 36>;
 
 const TABLE_MOVE_KEY: i32 = 1 << 24;
 
-/// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies worst), little
-/// potential mobility for the opponent, odd quadrants and corners preferred.
+/// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies
+/// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
+/// discs made stable at the corners.
 #[inline]
 fn ordered_moves(board: &Board, moves: u64, table_move: u8, list: &mut MoveEntries) {
     let odd = odd_quadrant_squares(board.empties());
@@ -608,6 +635,7 @@ fn ordered_moves(board: &Board, moves: u64, table_move: u8, list: &mut MoveEntri
                 - potential * 2
                 + i32::from(bit & odd != 0) * 4
                 + i32::from(bit & CORNERS != 0) * 8
+                + corner_stability(child.opponent) * 2
         };
         list.push(MoveEntry {
             key,
@@ -672,6 +700,21 @@ mod tests {
             .map(|sq| -negamax(&board.play(sq).unwrap()))
             .max()
             .unwrap()
+    }
+
+    #[test]
+    fn corner_stability_counts_corners_and_the_edge_squares_they_hold() {
+        let square = |name: &str| {
+            let bytes = name.as_bytes();
+            1u64 << (u32::from(bytes[0] - b'a') + 8 * u32::from(bytes[1] - b'1'))
+        };
+        let discs = |names: &[&str]| names.iter().fold(0, |bits, name| bits | square(name));
+        assert_eq!(corner_stability(discs(&["b1", "a2", "g8", "h7"])), 0);
+        assert_eq!(corner_stability(discs(&["a1", "b1", "a2", "b2"])), 3);
+        assert_eq!(corner_stability(discs(&["h1", "g1", "h2", "g2"])), 3);
+        assert_eq!(corner_stability(discs(&["a8", "b8", "a7", "b7"])), 3);
+        assert_eq!(corner_stability(discs(&["h8", "g8", "h7", "g7"])), 3);
+        assert_eq!(corner_stability(u64::MAX), 12);
     }
 
     #[test]
