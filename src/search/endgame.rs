@@ -6,8 +6,9 @@
 //!   transposition cutoff, table move then fastest-first ordering, weighed with the static
 //!   evaluation from `EVAL_ORDER_MIN_EMPTIES` and replaced by shallow searches from
 //!   `SHALLOW_ORDER_MIN_EMPTIES` (evaluations only once the table move has failed to cut, and
-//!   none where the table expects a fail low), and a parallel split of the moves (`SPLIT_MIN_EMPTIES` and up)
-//!   after the first, or of all of them where the table expects a fail low;
+//!   none where the table expects a fail low), and a parallel split of the moves
+//!   (`SPLIT_MIN_EMPTIES` and up) after the first, or of all of them where the table expects
+//!   a fail low;
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
 //!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`endgame_cache`);
 //! - last `LAST_MOVES_EMPTIES`: one function per count of empties, the empty squares handed
@@ -499,16 +500,20 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
     }
 
     /// Keys the moves by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the static
-    /// evaluation weighed into the fastest-first key, from there a shallow search, fastest first
-    /// breaking ties.
+    /// evaluation weighed into the fastest-first key, from there a shallow search.
     fn order_by_evaluation(&mut self, list: &mut MoveEntries, empties: u32) {
         if empties < SHALLOW_ORDER_MIN_EMPTIES {
             for entry in list.iter_mut() {
                 let opponent_score = self.searcher.ctx.evaluator.evaluate(&entry.child);
                 entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
             }
-            return;
+        } else {
+            self.order_by_shallow_search(list, empties);
         }
+    }
+
+    /// Keys the moves by a shallow search with the evaluation, fastest first breaking ties.
+    fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
         let depth = shallow_order_depth(empties);
         for entry in list.iter_mut() {
             let score = -self
@@ -667,6 +672,7 @@ fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
 mod tests {
     use super::*;
     use crate::eval::SimpleEvaluator;
+    use crate::notation::parse_square;
     use crate::search::tt::TranspositionTable;
     use crate::search::{Limits, SearchContext, SearchOptions};
 
@@ -704,11 +710,11 @@ mod tests {
 
     #[test]
     fn corner_stability_counts_corners_and_the_edge_squares_they_hold() {
-        let square = |name: &str| {
-            let bytes = name.as_bytes();
-            1u64 << (u32::from(bytes[0] - b'a') + 8 * u32::from(bytes[1] - b'1'))
+        let discs = |names: &[&str]| {
+            names
+                .iter()
+                .fold(0u64, |bits, name| bits | 1 << parse_square(name).unwrap())
         };
-        let discs = |names: &[&str]| names.iter().fold(0, |bits, name| bits | square(name));
         assert_eq!(corner_stability(discs(&["b1", "a2", "g8", "h7"])), 0);
         assert_eq!(corner_stability(discs(&["a1", "b1", "a2", "b2"])), 3);
         assert_eq!(corner_stability(discs(&["h1", "g1", "h2", "g2"])), 3);
