@@ -9,22 +9,28 @@ const ROW_1: u64 = 0x0000_0000_0000_00FF;
 const ROW_8: u64 = 0xFF00_0000_0000_0000;
 const BORDER: u64 = FILE_A | FILE_H | ROW_1 | ROW_8;
 
-/// The 15 diagonals (a1-h8 direction) and 15 anti-diagonals (h1-a8 direction).
-static DIAGONALS: [u64; 30] = build_diagonals();
-
-const fn build_diagonals() -> [u64; 30] {
-    let mut masks = [0u64; 30];
-    let mut sq = 0;
-    while sq < 64 {
-        let (col, row) = (sq % 8, sq / 8);
-        masks[col + 7 - row] |= 1 << sq;
-        masks[15 + col + row] |= 1 << sq;
-        sq += 1;
-    }
-    masks
+/// Squares whose whole line along `shift` (7 or 9) is occupied. `top` holds the squares with
+/// no neighbour `shift` above them on that line, `bottom` those with none below; a first pass
+/// finds the squares occupied from themselves up to the top end, by doubling steps, and a
+/// second spreads the answer of each line's bottom square up the line.
+#[inline]
+fn full_diagonals(occupied: u64, shift: u32, top: u64, bottom: u64) -> u64 {
+    let top2 = top | (top >> shift);
+    let top4 = top2 | (top2 >> (2 * shift));
+    let mut up = occupied & ((occupied >> shift) | top);
+    up &= (up >> (2 * shift)) | top2;
+    up &= (up >> (4 * shift)) | top4;
+    let bottom2 = bottom | (bottom << shift);
+    let bottom4 = bottom2 | (bottom2 << (2 * shift));
+    let mut full = up & bottom;
+    full |= (full << shift) & !bottom;
+    full |= (full << (2 * shift)) & !bottom2;
+    full |= (full << (4 * shift)) & !bottom4;
+    full
 }
 
 /// Squares whose row, column, diagonal and anti-diagonal are full, one mask per line kind.
+#[inline]
 fn full_lines(occupied: u64) -> [u64; 4] {
     let mut rows = occupied;
     rows &= rows >> 4;
@@ -35,17 +41,8 @@ fn full_lines(occupied: u64) -> [u64; 4] {
     cols &= cols.rotate_right(8);
     cols &= cols.rotate_right(16);
     cols &= cols.rotate_right(32);
-    let mut diagonal = 0;
-    let mut anti = 0;
-    for (i, &mask) in DIAGONALS.iter().enumerate() {
-        if occupied & mask == mask {
-            if i < 15 {
-                diagonal |= mask;
-            } else {
-                anti |= mask;
-            }
-        }
-    }
+    let diagonal = full_diagonals(occupied, 9, FILE_H | ROW_8, FILE_A | ROW_1);
+    let anti = full_diagonals(occupied, 7, FILE_A | ROW_8, FILE_H | ROW_1);
     [rows, cols, diagonal, anti]
 }
 
@@ -70,6 +67,49 @@ pub fn stable_discs(discs: u64, occupied: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The squares of `occupied` whose line through `step` (d_col, d_row) is full, square by
+    /// square.
+    fn full_by_walking(occupied: u64, (d_col, d_row): (i32, i32)) -> u64 {
+        let on_board = |col: i32, row: i32| (0..8).contains(&col) && (0..8).contains(&row);
+        let mut full = 0;
+        for square in 0..64 {
+            let (col, row) = (square % 8, square / 8);
+            let mut all = true;
+            for sense in [1, -1] {
+                let (mut c, mut r) = (col, row);
+                while on_board(c, r) {
+                    all &= occupied & 1 << (r * 8 + c) != 0;
+                    c += sense * d_col;
+                    r += sense * d_row;
+                }
+            }
+            if all {
+                full |= 1 << square;
+            }
+        }
+        full
+    }
+
+    #[test]
+    fn full_lines_match_a_square_by_square_walk() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..4000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Dense boards, so that full lines of every kind occur.
+            let holes = round % 12;
+            let mut occupied = u64::MAX;
+            let mut bits = state;
+            for _ in 0..holes {
+                occupied &= !(1 << (bits % 64));
+                bits = bits.rotate_left(11) ^ 0x9E37_79B9_7F4A_7C15;
+            }
+            let expected = [(1, 0), (0, 1), (1, 1), (1, -1)].map(|d| full_by_walking(occupied, d));
+            assert_eq!(full_lines(occupied), expected, "occupied {occupied:#018x}");
+        }
+    }
 
     #[test]
     fn corners_are_stable_and_lone_centre_discs_are_not() {
