@@ -77,8 +77,8 @@ pub const LAST_MOVES_EMPTIES: u32 = 5;
 /// opponent seldom has the stable discs to cut, and the test costs more than it saves.
 /// Measured: on FFO #48 the cutoff at 4 and 5 empties takes 32% of the nodes and 16% of the
 /// instructions off; on the smaller #21-#36 it adds 3% instructions with no floor and 0.5%
-/// with floors of 6 and 8, which on FFO #45 #48 #49 #51 keep 630M nodes at 649M (2 and 4:
-/// 633M).
+/// with floors of 6 and 8, but those raise FFO #45 #48 #49 #51 from 630M nodes to 649M
+/// (2 and 4: 633M, and 1% more instructions on #21-#36).
 const LAST_STABILITY_MIN_ALPHA: [i32; 2] = [2, 4];
 
 /// From this many empties the small tier keeps its results in the thread's endgame cache
