@@ -200,12 +200,7 @@ mod tests {
     #[test]
     fn the_avx2_version_equals_the_portable_one() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = || crate::board::xorshift(&mut state);
         for _ in 0..20_000 {
             let (discs, colours) = (next() | next(), next());
             let (player, opponent) = (discs & colours, discs & !colours);

@@ -90,9 +90,7 @@ mod tests {
     fn the_count_equals_the_flips_on_random_full_boards() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::board::xorshift(&mut state);
             for square in 0..64 {
                 let mover = state & !(1u64 << square);
                 let opponent = !mover & !(1u64 << square);

@@ -17,6 +17,16 @@ pub use position::{IllegalMove, Move, Position};
 pub use stability::stable_discs;
 pub use symmetry::Symmetry;
 
+/// One step of a xorshift generator: the fixed, reproducible random bits the board tests sweep
+/// boards with.
+#[cfg(test)]
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 #[cfg(target_arch = "x86_64")]
 pub use flips::{flips_avx2, flips_avx512};
 #[cfg(target_arch = "x86_64")]

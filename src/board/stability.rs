@@ -95,9 +95,7 @@ mod tests {
     fn full_lines_match_a_square_by_square_walk() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for round in 0..4000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::board::xorshift(&mut state);
             // Dense boards, so that full lines of every kind occur.
             let holes = round % 12;
             let mut occupied = u64::MAX;
