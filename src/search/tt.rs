@@ -219,7 +219,10 @@ impl TranspositionTable {
                 } else if old.quality() > quality {
                     return;
                 }
-                if best_move == NO_MOVE {
+                // A fail low names no real best move (every move failed; the highest
+                // fail-soft bound is noise), so the one found before is kept.
+                let fails_low = i32::from(score) <= alpha;
+                if best_move == NO_MOVE || (fails_low && old.best_move != NO_MOVE) {
                     entry_move = old.best_move;
                 }
                 victim = slot;
@@ -284,6 +287,32 @@ mod tests {
     }
 
     #[test]
+    fn a_fail_low_keeps_the_best_move_found_before() {
+        let tt = TranspositionTable::new(1);
+        tt.store(8, 12, 0, 0, 1, -6, 33);
+        assert_eq!(
+            tt.probe(8).unwrap().best_move,
+            33,
+            "a first fail low still names one"
+        );
+        tt.store(9, 12, 0, 2, 3, 5, 21);
+        tt.store(9, 12, 0, 8, 9, 8, 40);
+        let e = tt.probe(9).unwrap();
+        assert_eq!(
+            (e.lower, e.upper, e.best_move),
+            (5, 8, 21),
+            "a fail low keeps it"
+        );
+        tt.store(9, 12, 0, 6, 7, 7, 40);
+        let e = tt.probe(9).unwrap();
+        assert_eq!(
+            (e.lower, e.upper, e.best_move),
+            (7, 8, 40),
+            "a fail high replaces it"
+        );
+    }
+
+    #[test]
     fn selective_results_never_pass_for_full_width_ones() {
         let tt = TranspositionTable::new(1);
         tt.store(7, 20, 2, -1, 0, 6, 3);
@@ -299,12 +328,9 @@ mod tests {
             (1, 9),
             "less selective replaces"
         );
-        tt.store(7, 20, 0, 9, 10, 4, 5);
+        tt.store(7, 20, 0, 3, 5, 4, 5);
         let e = tt.probe(7).unwrap();
-        assert_eq!(
-            (e.selectivity, e.lower, e.upper, e.best_move),
-            (0, -64, 4, 5)
-        );
+        assert_eq!((e.selectivity, e.lower, e.upper, e.best_move), (0, 4, 4, 5));
         tt.store(7, 20, 3, -1, 0, 6, 8);
         let e = tt.probe(7).unwrap();
         assert_eq!(
