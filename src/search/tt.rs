@@ -2,9 +2,13 @@
 //! atomics, the data word and the key XOR the data (Hyatt's lockless hashing), so a torn write
 //! from two threads fails verification instead of returning a wrong entry. Entries live in
 //! buckets of four (one cache line) with depth- and age-aware replacement.
+//!
+//! Clearing the table costs nothing: every entry carries the table's *era*, and
+//! [`TranspositionTable::clear`] only starts a new one, after which the entries of older eras
+//! read as empty. The memory is written again only when the era counter wraps around.
 
 use super::zeroed_memory::{Zeroable, ZeroedArray};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 
 /// No best move recorded.
 pub const NO_MOVE: u8 = 0xFF;
@@ -15,6 +19,14 @@ const USED: u64 = 1 << 40;
 const SELECTIVITY_SHIFT: u32 = 41;
 /// The most selective level an entry can record.
 pub const MAX_SELECTIVITY: u8 = 3;
+/// Position of the era (16 bits, the top of the data word).
+const ERA_SHIFT: u32 = 48;
+
+/// Whether a slot's data word holds an entry of the current era.
+#[inline]
+fn is_live(data: u64, era: u16) -> bool {
+    data & USED != 0 && (data >> ERA_SHIFT) as u16 == era
+}
 
 /// How trustworthy bounds of a selectivity level are: full width (0) best, then the least
 /// selective levels.
@@ -53,7 +65,7 @@ impl TtEntry {
         (self.depth, accuracy(self.selectivity))
     }
 
-    fn pack(self, generation: u8) -> u64 {
+    fn pack(self, generation: u8, era: u16) -> u64 {
         u64::from(self.best_move)
             | u64::from(self.depth) << 8
             | u64::from(self.lower as u8) << 16
@@ -61,6 +73,7 @@ impl TtEntry {
             | u64::from(generation) << 32
             | USED
             | u64::from(self.selectivity.min(MAX_SELECTIVITY)) << SELECTIVITY_SHIFT
+            | u64::from(era) << ERA_SHIFT
     }
 
     fn unpack(data: u64) -> (TtEntry, u8) {
@@ -101,6 +114,8 @@ pub struct TranspositionTable {
     buckets: ZeroedArray<Bucket>,
     mask: usize,
     generation: AtomicU8,
+    /// Entries of other eras are empty slots; see the module documentation.
+    era: AtomicU16,
 }
 
 impl TranspositionTable {
@@ -115,6 +130,7 @@ impl TranspositionTable {
             buckets,
             mask: count - 1,
             generation: AtomicU8::new(0),
+            era: AtomicU16::new(0),
         })
     }
 
@@ -128,12 +144,14 @@ impl TranspositionTable {
         self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
-    /// Forgets everything (a new game).
-    pub fn clear(&self) {
-        for slot in self.buckets.iter().flat_map(|b| &b.0) {
-            slot.data.store(0, Ordering::Relaxed);
-            slot.check.store(0, Ordering::Relaxed);
+    /// Forgets everything (a new game) by starting a new era, without touching the entries;
+    /// once in 65,536 clears, when the era wraps around, the memory is zeroed instead.
+    pub fn clear(&mut self) {
+        let era = self.era.load(Ordering::Relaxed).wrapping_add(1);
+        if era == 0 {
+            self.buckets.zero();
         }
+        self.era.store(era, Ordering::Relaxed);
         self.generation.store(0, Ordering::Relaxed);
     }
 
@@ -163,9 +181,10 @@ impl TranspositionTable {
     /// The entry for `key`, if present.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        let era = self.era.load(Ordering::Relaxed);
         for slot in &self.bucket(key).0 {
             let data = slot.data.load(Ordering::Relaxed);
-            if slot.check.load(Ordering::Relaxed) ^ data == key && data != 0 {
+            if slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, era) {
                 return Some(TtEntry::unpack(data).0);
             }
         }
@@ -198,13 +217,14 @@ impl TranspositionTable {
             upper = score;
         }
         let generation = self.generation.load(Ordering::Relaxed);
+        let era = self.era.load(Ordering::Relaxed);
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
         let mut entry_move = best_move;
         for slot in &bucket.0 {
             let data = slot.data.load(Ordering::Relaxed);
-            if data == 0 {
+            if !is_live(data, era) {
                 victim = slot;
                 break;
             }
@@ -242,13 +262,12 @@ impl TranspositionTable {
             best_move: entry_move,
             selectivity,
         };
-        write(victim, key, entry, generation);
+        write(victim, key, entry.pack(generation, era));
     }
 }
 
 #[inline]
-fn write(slot: &Slot, key: u64, entry: TtEntry, generation: u8) {
-    let data = entry.pack(generation);
+fn write(slot: &Slot, key: u64, data: u64) {
     slot.data.store(data, Ordering::Relaxed);
     slot.check.store(key ^ data, Ordering::Relaxed);
 }
@@ -284,6 +303,44 @@ mod tests {
         tt.store(42, 7, 0, -64, 64, -3, 2);
         let e = tt.probe(42).unwrap();
         assert_eq!((e.lower, e.upper, e.depth, e.best_move), (-3, -3, 7, 2));
+    }
+
+    #[test]
+    fn a_clear_forgets_every_entry_and_frees_its_slot() {
+        let mut tt = TranspositionTable::new(1);
+        let stride = (tt.mask + 1) as u64;
+        // Four keys fill one bucket; after the clear a fifth of the same bucket takes the
+        // first slot, and none of the four is found again.
+        for i in 0..4 {
+            tt.store(3 + i * stride, 9, 0, -64, 64, 2, 10);
+        }
+        tt.clear();
+        for i in 0..5 {
+            assert_eq!(tt.probe(3 + i * stride), None);
+        }
+        tt.store(3 + 4 * stride, 1, 0, -64, 64, -7, 11);
+        let e = tt.probe(3 + 4 * stride).unwrap();
+        assert_eq!((e.depth, e.lower, e.upper, e.best_move), (1, -7, -7, 11));
+        tt.store(3, 1, 0, -64, 64, 5, 12);
+        assert_eq!(
+            tt.probe(3).unwrap().lower,
+            5,
+            "a deeper entry of an old era does not block a new one"
+        );
+    }
+
+    #[test]
+    fn entries_of_an_old_era_stay_forgotten_when_the_era_wraps_around() {
+        let mut tt = TranspositionTable::new(1);
+        tt.store(77, 4, 0, -64, 64, 1, 2);
+        for _ in 0..u16::MAX {
+            tt.clear();
+        }
+        tt.store(78, 4, 0, -64, 64, 1, 2);
+        tt.clear();
+        assert_eq!(tt.era.load(Ordering::Relaxed), 0, "back to the first era");
+        assert_eq!(tt.probe(77), None, "zeroed when the era wrapped");
+        assert_eq!(tt.probe(78), None);
     }
 
     #[test]
