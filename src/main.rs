@@ -11,7 +11,7 @@ use oxello::protocol::ServerConfig;
 use oxello::search::{OrderingOptions, ParallelOptions, SearchOptions};
 use oxello::tools::arena::{
     choose_openings, format_report, parse_openings, run_match, EngineSpec, MatchConfig, Protocol,
-    Sprt, TimeControl,
+    Sprt, TimeControl, BUILTIN_XOT,
 };
 use oxello::tools::bench::{branching_factors, run_bench};
 use oxello::tools::perft::{perft, perft_parallel, PassCounting};
@@ -75,9 +75,9 @@ struct MatchArgs {
     /// Do not send passes to the second engine (needed for gtp-rhino).
     #[arg(long)]
     implicit_passes2: bool,
-    /// Openings, one transcript a line.
-    #[arg(long, default_value = "../shared/data/xot-openings-large.txt")]
-    openings_file: std::path::PathBuf,
+    /// Openings, one transcript a line (default: the built-in XOT list of 10,784 openings).
+    #[arg(long)]
+    openings_file: Option<std::path::PathBuf>,
     /// How many openings to play (each twice).
     #[arg(long, default_value_t = 50)]
     openings: usize,
@@ -119,7 +119,7 @@ enum Command {
     },
     /// Solve every position of an OBF suite exactly and compare with the listed scores.
     Solve {
-        /// The OBF file (e.g. ../shared/data/fforum-40-59.obf).
+        /// The OBF file (e.g. data/fforum-40-59.obf).
         file: std::path::PathBuf,
         /// Prove only win, loss or draw.
         #[arg(long)]
@@ -132,8 +132,12 @@ enum Command {
     Match(Box<MatchArgs>),
     /// Fit pattern weights to games (WTHOR .wtb files or selfplay transcripts).
     Train {
-        /// Game files (default: every .wtb file in ../shared/data/wthor).
+        /// Game files: WTHOR .wtb files or selfplay transcripts.
         files: Vec<std::path::PathBuf>,
+        /// A directory whose .wtb files are all read (e.g. the WTHOR database and
+        /// Logistello's book games).
+        #[arg(long, required_unless_present = "files")]
+        data: Option<std::path::PathBuf>,
         /// Where to write the weights.
         #[arg(long, default_value = "oxello.weights")]
         output: std::path::PathBuf,
@@ -258,6 +262,7 @@ fn main() -> Result<()> {
         Some(Command::Match(args)) => run_match_command(*args),
         Some(Command::Train {
             files,
+            data,
             output,
             epochs,
             learning_rate,
@@ -273,7 +278,13 @@ fn main() -> Result<()> {
                 validation_percent: validation,
                 seed,
             };
-            run_train(files, &output, &config, exact_empties, &evaluation)
+            run_train(
+                game_files(files, data.as_deref())?,
+                &output,
+                &config,
+                exact_empties,
+                &evaluation,
+            )
         }
         Some(Command::Selfplay {
             games,
@@ -467,11 +478,14 @@ fn parse_time_control(args: &MatchArgs) -> Result<TimeControl> {
 
 fn run_match_command(args: MatchArgs) -> Result<()> {
     let time = parse_time_control(&args)?;
-    let text = std::fs::read_to_string(&args.openings_file).map_err(|e| {
-        anyhow::anyhow!("cannot read openings {}: {e}", args.openings_file.display())
-    })?;
-    let all = parse_openings(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.openings_file.display()))?;
+    let all = match &args.openings_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read openings {}: {e}", path.display()))?;
+            parse_openings(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        }
+        None => parse_openings(BUILTIN_XOT).expect("the built-in XOT list parses"),
+    };
     let sprt = args
         .sprt
         .as_deref()
@@ -521,19 +535,24 @@ fn run_match_command(args: MatchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The game files to read: those given, or every WTHOR file of the shared data.
-fn game_files(files: Vec<std::path::PathBuf>) -> Result<Vec<std::path::PathBuf>> {
-    if !files.is_empty() {
-        return Ok(files);
+/// The game files to read: those given, then every WTHOR file of `data` in name order.
+fn game_files(
+    mut files: Vec<std::path::PathBuf>,
+    data: Option<&std::path::Path>,
+) -> Result<Vec<std::path::PathBuf>> {
+    if let Some(dir) = data {
+        let mut found: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
+            .collect();
+        if found.is_empty() {
+            anyhow::bail!("{} holds no .wtb files", dir.display());
+        }
+        found.sort();
+        files.extend(found);
     }
-    let dir = std::path::Path::new("../shared/data/wthor");
-    let mut found: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("no files given and cannot read {}: {e}", dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
-        .collect();
-    found.sort();
-    Ok(found)
+    Ok(files)
 }
 
 fn load_all(files: &[std::path::PathBuf]) -> Result<Vec<oxello::tools::dataset::LabelledGame>> {
@@ -553,7 +572,6 @@ fn run_train(
 ) -> Result<()> {
     use oxello::eval::patterns::phase_empties;
     use oxello::tools::{dataset, train};
-    let files = game_files(files)?;
     let games = load_all(&files)?;
     eprintln!(
         "{} games from {} files; labelling positions (exact from {exact_empties} empties)",

@@ -59,7 +59,7 @@ fn match_config(second: EngineSpec, openings: usize, time: TimeControl) -> Match
 }
 
 fn xot(count: usize) -> Vec<Vec<oxello::Move>> {
-    let text = std::fs::read_to_string(common::shared_file("xot-openings-small.txt")).unwrap();
+    let text = std::fs::read_to_string(common::data_file("xot-openings-small.txt")).unwrap();
     choose_openings(&parse_openings(&text).unwrap(), count, 42)
 }
 

@@ -1,16 +1,17 @@
-//! The shared data files: every FFO position parses with exactly its legal moves listed, and
-//! every WTHOR game replays legally to its recorded score.
+//! The data files: every FFO position parses with exactly its legal moves listed, every XOT
+//! opening is legal, and every WTHOR game of the fixtures replays legally to its recorded score.
 
 mod common;
 
 use oxello::board::{Move, Squares};
 use oxello::notation::{parse_obf_file, read_wthor_file};
+use oxello::tools::arena::parse_openings;
 
 #[test]
 fn ffo_lines_list_exactly_the_legal_moves() {
     let mut positions = 0;
     for name in ["fforum-1-19.obf", "fforum-20-39.obf", "fforum-40-59.obf"] {
-        let text = std::fs::read_to_string(common::shared_file(name)).unwrap();
+        let text = std::fs::read_to_string(common::data_file(name)).unwrap();
         let entries = parse_obf_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!entries.is_empty(), "{name} has no positions");
         for entry in entries {
@@ -37,28 +38,29 @@ fn black_discs_with_split_empties(black: u32, white: u32) -> u32 {
 }
 
 #[test]
-fn every_wthor_game_replays_to_its_recorded_score() {
-    let dir = common::shared_data().join("wthor");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 2, "no .wtb files found in {}", dir.display());
+fn every_xot_opening_is_eight_legal_moves() {
+    for (name, count) in [
+        ("xot-openings-small.txt", 3_623),
+        ("xot-openings-large.txt", 10_784),
+    ] {
+        let text = std::fs::read_to_string(common::data_file(name)).unwrap();
+        let openings = parse_openings(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(openings.len(), count, "{name}");
+        assert!(openings.iter().all(|o| o.len() == 8), "{name}");
+    }
+}
+
+#[test]
+fn every_wthor_game_of_the_fixtures_replays_to_its_recorded_score() {
     let (mut games, mut finished, mut split_empties) = (0usize, 0usize, 0usize);
-    for path in &files {
-        let bytes = std::fs::read(path).unwrap();
-        let file = read_wthor_file(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let is_logistello_book = path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("Logistello");
+    for name in ["WTH_2020.wtb", "logistello-book-excerpt.wtb"] {
+        let bytes = std::fs::read(common::fixture(name)).unwrap();
+        let file = read_wthor_file(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let is_logistello_book = name.starts_with("logistello");
         for (i, game) in file.games.iter().enumerate() {
             let (_, end) = game
                 .replay()
-                .unwrap_or_else(|e| panic!("{} game {}: {e}", path.display(), i + 1));
+                .unwrap_or_else(|e| panic!("{name} game {}: {e}", i + 1));
             games += 1;
             // A game stopped by resignation, time or agreement has no score on the board.
             if !end.board.is_game_over() {
@@ -72,21 +74,17 @@ fn every_wthor_game_replays_to_its_recorded_score() {
             let (black, white) = (end.black().count_ones(), end.white().count_ones());
             assert!(
                 is_logistello_book && recorded == black_discs_with_split_empties(black, white),
-                "{} game {}: recorded {recorded} black discs, the final position gives {}",
-                path.display(),
+                "{name} game {}: recorded {recorded} black discs, the final position gives {}",
                 i + 1,
                 end.black_final_discs()
             );
             split_empties += 1;
         }
     }
-    eprintln!(
-        "replayed {games} WTHOR games from {} files: {finished} played to the end, all scored as \
-         recorded ({split_empties} of Logistello's book with the empties shared); {} stopped early",
-        files.len(),
-        games - finished
-    );
-    assert!(games > 100_000, "only {games} games read");
+    // WTH_2020 holds 896 games; the excerpt, 300 games of Logistello's book and 18 more that
+    // end with empty squares, 16 of them scored with the empties shared.
+    assert_eq!(games, 896 + 318);
+    assert_eq!(split_empties, 16, "the excerpt's shared-empties games");
     assert!(
         finished > games * 9 / 10,
         "only {finished} of {games} games finished"

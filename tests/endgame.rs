@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{pseudo_random_bytes, shared_file};
+use common::{data_file, fixture, pseudo_random_bytes};
 use oxello::board::{Board, Color, Position, Squares};
 use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::Evaluation;
@@ -85,7 +85,7 @@ fn solve(engine: &mut Engine, board: &Board, win_loss_draw: bool) -> (i32, Proof
 }
 
 fn check_suite(name: &str, threads: usize) {
-    let text = std::fs::read_to_string(shared_file(name)).unwrap();
+    let text = std::fs::read_to_string(data_file(name)).unwrap();
     let entries = parse_obf_file(&text).unwrap();
     let mut engine = Engine::new(EngineOptions {
         threads,
@@ -174,7 +174,7 @@ fn solver_equals_plain_alpha_beta_from_eleven_to_sixteen_empties() {
 
 #[test]
 fn parallel_solver_equals_serial() {
-    let text = std::fs::read_to_string(shared_file("fforum-20-39.obf")).unwrap();
+    let text = std::fs::read_to_string(data_file("fforum-20-39.obf")).unwrap();
     let entries = parse_obf_file(&text).unwrap();
     let mut boards: Vec<Board> = entries.iter().take(12).map(|e| e.position.board).collect();
     boards.extend(
@@ -228,7 +228,7 @@ fn the_labelling_solver_proves_the_floor_or_beats_it() {
 
 #[test]
 fn exact_labels_along_real_games_are_the_positions_scores() {
-    let games = load_games(&shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let games = load_games(&fixture("WTH_2020.wtb")).unwrap();
     let games = &games[..30];
     let exact_empties = 12;
     let labelled = all_examples(games, exact_empties, &Evaluation::default(), &|| {}).unwrap();

@@ -113,7 +113,7 @@ fn weights_files_round_trip_and_damage_is_refused() {
 
 #[test]
 fn a_tiny_training_run_lowers_the_validation_error() {
-    let games = load_games(&common::shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let games = load_games(&common::fixture("WTH_2020.wtb")).unwrap();
     let games = &games[..400];
     let config = TrainConfig {
         epochs: 4,
@@ -152,7 +152,7 @@ fn a_tiny_training_run_lowers_the_validation_error() {
 
 #[test]
 fn the_label_floor_is_the_best_any_answer_per_position_can_do() {
-    let games = load_games(&common::shared_file("wthor/WTH_2020.wtb")).unwrap();
+    let games = load_games(&common::fixture("WTH_2020.wtb")).unwrap();
     let examples: Vec<_> = all_examples(&games, 0, &Evaluation::default(), &|| {})
         .unwrap()
         .into_iter()

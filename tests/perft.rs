@@ -78,7 +78,7 @@ fn other_positions_match_the_reference() {
     let mut boards: Vec<Board> = (0..12)
         .map(|seed| playout(&pseudo_random_bytes(seed + 1, 10 + 4 * seed as usize)))
         .collect();
-    let ffo = std::fs::read_to_string(common::shared_file("fforum-20-39.obf")).unwrap();
+    let ffo = std::fs::read_to_string(common::data_file("fforum-20-39.obf")).unwrap();
     boards.extend(
         parse_obf_file(&ffo)
             .unwrap()

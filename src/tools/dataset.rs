@@ -39,10 +39,10 @@ pub fn load_games(path: &Path) -> anyhow::Result<Vec<LabelledGame>> {
         let file =
             read_wthor_file(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let mut games = Vec::with_capacity(file.games.len());
-        for game in &file.games {
+        for (i, game) in file.games.iter().enumerate() {
             let (moves, end) = game
                 .replay()
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                .map_err(|e| anyhow::anyhow!("{}: game {}: {e}", path.display(), i + 1))?;
             if end.board.is_game_over() {
                 let black_score = 2 * i32::from(game.theoretical_black_discs) - 64;
                 games.push(LabelledGame { moves, black_score });

@@ -1,24 +1,29 @@
 //! Helpers shared by the integration tests: an independent slow rules reference, random
-//! reachable positions, and the path to `../shared/data`.
+//! reachable positions, and the paths of the repository's data files and test fixtures.
 #![allow(dead_code)]
 
 use oxello::board::{Board, Move, Position, Squares};
 use std::path::PathBuf;
 
-/// The directory of the shared reference data; panics with a clear message when it is absent.
-pub fn shared_data() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    assert!(
-        dir.is_dir(),
-        "this test needs the shared data at {} (the ../shared folder beside the project); it is missing",
-        dir.display()
-    );
-    dir
+/// A file of the repository's `data/` folder (the FFO suites, the XOT openings).
+pub fn data_file(name: &str) -> PathBuf {
+    existing(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(name),
+    )
 }
 
-/// Reads a file from the shared data, failing with a clear message when it is absent.
-pub fn shared_file(name: &str) -> PathBuf {
-    let path = shared_data().join(name);
+/// A test fixture from `tests/fixtures/` (a few WTHOR games, a short selfplay file).
+pub fn fixture(name: &str) -> PathBuf {
+    existing(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+}
+
+fn existing(path: PathBuf) -> PathBuf {
     assert!(
         path.is_file(),
         "this test needs {}, which is missing",

@@ -12,7 +12,7 @@ mod process;
 pub mod stats;
 
 pub use game::GameOutcome;
-pub use openings::{choose_openings, parse_openings};
+pub use openings::{choose_openings, parse_openings, BUILTIN_XOT};
 pub use player::{EngineSpec, Failure, Protocol, TimeControl};
 pub use stats::{Outcomes, Sprt, SprtVerdict};
 

@@ -3,6 +3,10 @@
 use crate::board::{Move, Position};
 use crate::notation::parse_transcript;
 
+/// Matthias Berg's large XOT list (10,784 balanced 8-move openings), built into the binary so
+/// that `oxello match` finds its openings from any directory.
+pub const BUILTIN_XOT: &str = include_str!("../../../data/xot-openings-large.txt");
+
 /// Reads openings from `text`, one transcript a line; blank lines and `%`/`#` comments skipped.
 pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
     text.lines()
@@ -34,6 +38,13 @@ pub fn choose_openings(openings: &[Vec<Move>], count: usize, seed: u64) -> Vec<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_list_is_the_large_xot_set() {
+        let openings = parse_openings(BUILTIN_XOT).unwrap();
+        assert_eq!(openings.len(), 10_784);
+        assert!(openings.iter().all(|o| o.len() == 8));
+    }
 
     #[test]
     fn openings_are_parsed_and_chosen_reproducibly() {

@@ -1,0 +1,170 @@
+//! The tools run from a fresh clone: `match` finds its built-in openings from any directory,
+//! `solve` reads the repository's FFO files, and `train` and `eval-error` read game files and
+//! data directories, refusing missing or unusable ones with a clear message.
+
+mod common;
+
+use oxello::eval::Evaluation;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the oxello binary with `args` in the directory `dir`.
+fn oxello_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oxello"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the oxello binary runs")
+}
+
+/// An empty directory of this test's own, outside the repository.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oxello-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn match_finds_its_openings_from_any_directory() {
+    let dir = scratch_dir("match");
+    let engine = format!("{} --depth 1 --threads 1", env!("CARGO_BIN_EXE_oxello"));
+    let out = oxello_in(
+        &dir,
+        &[
+            "match",
+            "--engine1",
+            &engine,
+            "--engine2",
+            &engine,
+            "--openings",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("4 of 4 games played"),
+        "{}",
+        text(&out.stdout)
+    );
+    let missing = oxello_in(
+        &dir,
+        &[
+            "match",
+            "--engine1",
+            &engine,
+            "--engine2",
+            &engine,
+            "--openings-file",
+            "no-such-openings.txt",
+        ],
+    );
+    assert!(!missing.status.success());
+    assert!(text(&missing.stderr).contains("cannot read openings no-such-openings.txt"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solve_reads_the_repository_suites() {
+    let suite = common::data_file("fforum-1-19.obf");
+    let out = oxello_in(
+        &scratch_dir("solve"),
+        &[
+            "solve",
+            suite.to_str().unwrap(),
+            "--threads",
+            "1",
+            "--hash",
+            "16",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("total: 19/19 right"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn train_reads_a_data_directory_and_game_files() {
+    let dir = scratch_dir("train");
+    let weights = dir.join("fixtures.weights");
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let selfplay = common::fixture("selfplay.txt");
+    let out = oxello_in(
+        &dir,
+        &[
+            "train",
+            "--data",
+            fixtures.to_str().unwrap(),
+            selfplay.to_str().unwrap(),
+            "--epochs",
+            "1",
+            "--output",
+            weights.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // 896 + 318 WTHOR games, minus those stopped early, and the 12 selfplay games.
+    let stderr = text(&out.stderr);
+    let games: usize = stderr
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no game count in: {stderr}"));
+    assert!((1100..=896 + 318 + 12).contains(&games), "{stderr}");
+    assert!(stderr.contains("from 3 files"), "{stderr}");
+    assert!(text(&out.stdout).contains("weights written to"));
+    Evaluation::from_name(weights.to_str().unwrap()).expect("the written weights load");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn train_without_games_or_with_an_empty_directory_is_refused() {
+    let dir = scratch_dir("train-refused");
+    let none = oxello_in(&dir, &["train"]);
+    assert!(!none.status.success());
+    assert!(
+        text(&none.stderr).contains("--data"),
+        "{}",
+        text(&none.stderr)
+    );
+    let empty = oxello_in(&dir, &["train", "--data", "."]);
+    assert!(!empty.status.success());
+    assert!(
+        text(&empty.stderr).contains("holds no .wtb files"),
+        "{}",
+        text(&empty.stderr)
+    );
+    let truncated = dir.join("truncated.wtb");
+    let bytes = std::fs::read(common::fixture("WTH_2020.wtb")).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 30]).unwrap();
+    let out = oxello_in(&dir, &["train", "truncated.wtb"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("truncated.wtb"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn eval_error_reads_selfplay_transcripts() {
+    let selfplay = common::fixture("selfplay.txt");
+    let out = oxello_in(
+        &scratch_dir("eval-error"),
+        &["eval-error", selfplay.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(12 games)"),
+        "{}",
+        text(&out.stdout)
+    );
+}
