@@ -2,11 +2,11 @@
 //! table each, and reports the total nodes (a signature of the search's behaviour with one
 //! thread), the speed, and the effective branching factor per iteration.
 
-use crate::board::Position;
+use crate::board::{Move, Position};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
-use crate::notation::parse_transcript;
-use crate::search::{Limits, SearchOptions};
+use crate::notation::{format_move, parse_transcript};
+use crate::search::{Limits, OrderingOptions, ParallelOptions, SearchOptions};
 use std::time::Duration;
 
 /// Twelve positions from tournament games (WTHOR 2020), 20 to 36 plies in.
@@ -112,4 +112,81 @@ pub fn branching_factors(lines: &[BenchLine]) -> Vec<(u32, f64)> {
             })
         })
         .collect()
+}
+
+/// `oxello bench`: the fixed positions searched to a fixed depth.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Search depth in plies.
+    #[arg(long, default_value_t = 12)]
+    depth: u32,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// Split only at the root (no young-brothers-wait at interior nodes).
+    #[arg(long)]
+    root_split_only: bool,
+    /// Do not search the table move first.
+    #[arg(long)]
+    no_table_move: bool,
+    /// Do not order by shallow searches at high depth.
+    #[arg(long)]
+    no_shallow_search: bool,
+    /// Do not order by hints (fastest first, potential mobility, square priority).
+    #[arg(long)]
+    no_hints: bool,
+}
+
+/// Runs `oxello bench` on `threads` threads: a row a position, the effective branching factor
+/// per iteration, and last the signature line `N nodes M nps`.
+pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::Result<()> {
+    let search = SearchOptions {
+        ordering: OrderingOptions {
+            table_move: !args.no_table_move,
+            shallow_search: !args.no_shallow_search,
+            hints: !args.no_hints,
+        },
+        parallel: ParallelOptions {
+            interior_split_depth: if args.root_split_only {
+                None
+            } else {
+                ParallelOptions::default().interior_split_depth
+            },
+            ..ParallelOptions::default()
+        },
+        ..SearchOptions::default()
+    };
+    let options = EngineOptions {
+        threads,
+        hash_mib: args.hash,
+    };
+    println!(
+        "{:>3} {:>5} {:>4} {:>12} {:>9} {:>11}",
+        "#", "move", "eval", "nodes", "time", "nps"
+    );
+    let lines = run_bench(options, evaluation, args.depth, search, |i, line| {
+        let mv = line.best_move.map_or(Move::Pass, Move::Play);
+        println!(
+            "{:>3} {:>5} {:>+4} {:>12} {:>8.3}s {:>11.0}",
+            i + 1,
+            format_move(mv),
+            line.score,
+            line.nodes,
+            line.elapsed.as_secs_f64(),
+            line.nodes as f64 / line.elapsed.as_secs_f64().max(1e-9)
+        );
+    })?;
+    let ebf: Vec<String> = branching_factors(&lines)
+        .iter()
+        .map(|(d, b)| format!("{d}:{b:.2}"))
+        .collect();
+    println!(
+        "effective branching factor per iteration: {}",
+        ebf.join(" ")
+    );
+    let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
+    let seconds: f64 = lines.iter().map(|l| l.elapsed.as_secs_f64()).sum();
+    println!("time {seconds:.3} s");
+    println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
+    Ok(())
 }

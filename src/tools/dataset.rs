@@ -2,6 +2,7 @@
 //! theoretical score) and `oxello selfplay` transcripts (the exact score), turned into
 //! positions labelled with the final disc difference for the side to move.
 
+use super::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
@@ -9,7 +10,7 @@ use crate::search::{
     Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, INFINITY,
 };
 use rayon::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 /// A game and its outcome.
@@ -74,6 +75,42 @@ pub fn load_games(path: &Path) -> anyhow::Result<Vec<LabelledGame>> {
             Ok(LabelledGame { moves, black_score })
         })
         .collect()
+}
+
+/// Reads the games of every file in turn (see [`load_games`]).
+pub fn load_all_games(files: &[PathBuf]) -> anyhow::Result<Vec<LabelledGame>> {
+    let mut games = Vec::new();
+    for file in files {
+        games.extend(load_games(file)?);
+    }
+    Ok(games)
+}
+
+/// The game files a training tool reads: those given, then every WTHOR file (`.wtb`) of the
+/// directory `data` in name order. An unreadable directory, or one without WTHOR files, is an
+/// error.
+pub fn game_files(mut files: Vec<PathBuf>, data: Option<&Path>) -> anyhow::Result<Vec<PathBuf>> {
+    if let Some(dir) = data {
+        let mut found: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
+            .collect();
+        if found.is_empty() {
+            anyhow::bail!("{} holds no .wtb files", dir.display());
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
+/// A progress bar on stderr over the games being labelled.
+pub fn labelling_bar(games: usize) -> indicatif::ProgressBar {
+    progress_bar(
+        games as u64,
+        "{bar:30} {pos}/{len} games labelled [{elapsed}<{eta}]",
+    )
 }
 
 /// Every position of `game` that is not over, with its label; positions with at most

@@ -2,10 +2,10 @@
 //! (or exact) final score, per phase, on any set of games, beside the floor no evaluation can
 //! go below on the same labels.
 
-use super::dataset::{all_examples, Example, LabelledGame};
+use super::dataset::{all_examples, labelling_bar, load_all_games, Example, LabelledGame};
 use super::train::{mean_absolute_error, midgame_examples};
 use crate::board::{Board, Symmetry};
-use crate::eval::patterns::{phase_of, PHASES};
+use crate::eval::patterns::{phase_empties, phase_of, PHASES};
 use crate::eval::Evaluation;
 
 /// Error of one phase.
@@ -97,6 +97,47 @@ fn canonical(board: &Board) -> (u64, u64) {
         })
         .min()
         .expect("eight symmetries")
+}
+
+/// `oxello eval-error`: the static evaluation's error against the games' scores.
+#[derive(clap::Args, Debug)]
+pub struct EvalErrorArgs {
+    /// WTHOR .wtb files or selfplay transcripts.
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Measure positions with at most this many empties against their exact scores.
+    #[arg(long, default_value_t = 0)]
+    exact_empties: u32,
+}
+
+/// Runs `oxello eval-error`, printing the error and its floor per phase.
+pub fn run(args: &EvalErrorArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+    let games = load_all_games(&args.files)?;
+    let bar = labelling_bar(games.len());
+    let error = evaluation_error(&games, evaluation, args.exact_empties, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    println!(
+        "{:>5} {:>7} {:>10} {:>8} {:>8}",
+        "phase", "empties", "positions", "MAE", "floor"
+    );
+    for p in &error.phases {
+        let (low, high) = phase_empties(p.phase);
+        println!(
+            "{:>5} {:>7} {:>10} {:>8.2} {:>8.2}",
+            p.phase,
+            format!("{low}-{high}"),
+            p.positions,
+            p.mae,
+            p.floor
+        );
+    }
+    println!(
+        "MAE over 24-59 empties: {:.2} discs, floor {:.2} ({} games)",
+        error.midgame,
+        error.midgame_floor,
+        games.len()
+    );
+    Ok(())
 }
 
 #[cfg(test)]

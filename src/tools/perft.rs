@@ -78,3 +78,37 @@ pub fn perft_parallel(board: &Board, depth: u32, passes: PassCounting) -> u64 {
             .map(|(b, d)| perft(b, *d, passes))
             .sum::<u64>()
 }
+/// `oxello perft`: counts the leaves of the game tree from the start position.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// Plies to search.
+    depth: u32,
+    /// Do not count a pass as a ply (the other published convention).
+    #[arg(long)]
+    no_pass_ply: bool,
+}
+
+/// Runs `oxello perft` on `threads` threads and prints the count and the speed.
+pub fn run(args: &PerftArgs, threads: usize) -> anyhow::Result<()> {
+    let passes = if args.no_pass_ply {
+        PassCounting::Free
+    } else {
+        PassCounting::AsPly
+    };
+    let start = std::time::Instant::now();
+    let leaves = if threads <= 1 {
+        perft(&Board::START, args.depth, passes)
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()?;
+        pool.install(|| perft_parallel(&Board::START, args.depth, passes))
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "perft {}: {leaves} leaves in {seconds:.3} s ({:.0} leaves/s)",
+        args.depth,
+        leaves as f64 / seconds.max(1e-9)
+    );
+    Ok(())
+}

@@ -4,7 +4,7 @@
 //! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
 //! and their outputs can simply be concatenated.
 
-use super::seeded_hash;
+use super::{parse_shard, progress_bar, seeded_hash};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
@@ -90,4 +90,53 @@ pub fn selfplay(
             },
         )
         .collect()
+}
+
+/// `oxello selfplay`: training games against itself from random openings.
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    /// Games in the whole run, over all shards.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Midgame depth.
+    #[arg(long, default_value_t = 8)]
+    depth: u32,
+    /// Random moves at the start of each game.
+    #[arg(long, default_value_t = 10)]
+    random_plies: u32,
+    /// Solve exactly from this many empties.
+    #[arg(long, default_value_t = 18)]
+    exact_empties: u32,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// This machine's share of the run: i/n plays games g with g mod n = i.
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Output file (one game a line); stdout when absent.
+    #[arg(long)]
+    output: Option<std::path::PathBuf>,
+}
+
+/// Runs `oxello selfplay`, writing the games to the output file or stdout.
+pub fn run(args: &SelfplayArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+    let config = SelfplayConfig {
+        games: args.games,
+        depth: args.depth,
+        random_plies: args.random_plies,
+        exact_empties: args.exact_empties,
+        seed: args.seed,
+        shard: parse_shard(&args.shard)?,
+    };
+    let planned = config.shard_games().count();
+    let bar = progress_bar(planned as u64, "{bar:30} {pos}/{len} games [{elapsed}]");
+    let lines = selfplay(&config, evaluation, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(())
 }

@@ -1,9 +1,11 @@
 //! `oxello solve`: solves every position of an OBF test suite exactly (or win/loss/draw) and
 //! compares with the scores the file lists.
 
+use super::progress_bar;
 use crate::board::Move;
-use crate::engine::Engine;
-use crate::notation::{format_move, ObfEntry};
+use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
+use crate::notation::{format_move, parse_obf_file, ObfEntry};
 use crate::search::{Limits, SearchOptions, SearchResult};
 use std::time::Duration;
 
@@ -100,6 +102,61 @@ pub fn format_row(line: &SolvedPosition) -> String {
         seconds,
         line.nodes as f64 / seconds.max(1e-9)
     )
+}
+
+/// `oxello solve`: solves every position of an OBF suite and compares with its scores.
+#[derive(clap::Args, Debug)]
+pub struct SolveArgs {
+    /// The OBF file (e.g. data/fforum-40-59.obf).
+    file: std::path::PathBuf,
+    /// Prove only win, loss or draw.
+    #[arg(long)]
+    wld: bool,
+    /// Transposition table size in MiB (large: the hard FFO positions fill 256 MiB).
+    #[arg(long, default_value_t = 1024)]
+    hash: usize,
+}
+
+/// Runs `oxello solve`, printing a row a position and the total; true when every score agrees
+/// with the file.
+pub fn run(args: &SolveArgs, threads: usize, evaluation: Evaluation) -> anyhow::Result<bool> {
+    let file = &args.file;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let entries = parse_obf_file(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let name = file
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let bar = progress_bar(
+        entries.len() as u64,
+        "{bar:30} {pos}/{len} solved, {elapsed} {msg}",
+    );
+    let options = EngineOptions {
+        threads,
+        hash_mib: args.hash,
+    };
+    let mut engine = Engine::with_evaluation(options, evaluation)?;
+    println!("{}", header());
+    let solved = solve_suite(
+        &mut engine,
+        &entries,
+        first_number(&name),
+        args.wld,
+        |line| {
+            bar.suspend(|| println!("{}", format_row(line)));
+            bar.inc(1);
+        },
+    );
+    bar.finish_and_clear();
+    let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
+    let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();
+    let right = solved.iter().filter(|s| s.ok).count();
+    println!(
+        "total: {right}/{} right, {nodes} nodes, {seconds:.3} s, {:.0} nps",
+        solved.len(),
+        nodes as f64 / seconds.max(1e-9)
+    );
+    Ok(right == solved.len())
 }
 
 #[cfg(test)]

@@ -5,13 +5,14 @@
 //! depends only on the seed): least squares by stochastic gradient descent with per-slot
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
 
-use super::dataset::Example;
+use super::dataset::{all_examples, game_files, labelling_bar, load_all_games, Example};
 use super::eval_error::label_floor;
-use super::seeded_hash;
-use crate::eval::patterns::{for_each_slot, phase_of, tables, PHASES};
+use super::{progress_bar, seeded_hash};
+use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
-use crate::eval::{Evaluator, PatternEvaluator, Weights};
+use crate::eval::{Evaluation, Evaluator, PatternEvaluator, Weights};
 use rayon::prelude::*;
+use std::path::PathBuf;
 
 /// Training settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -180,4 +181,95 @@ pub fn train(
         })
         .collect();
     (weights, reports)
+}
+
+/// `oxello train`: fits pattern weights to games.
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// Game files: WTHOR .wtb files or selfplay transcripts.
+    files: Vec<PathBuf>,
+    /// A directory whose .wtb files are all read (e.g. the WTHOR database and
+    /// Logistello's book games).
+    #[arg(long, required_unless_present = "files")]
+    data: Option<PathBuf>,
+    /// Where to write the weights.
+    #[arg(long, default_value = "oxello.weights")]
+    output: PathBuf,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = TrainConfig::default().epochs)]
+    epochs: u32,
+    /// AdaGrad learning rate.
+    #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+    learning_rate: f32,
+    /// L2 penalty.
+    #[arg(long, default_value_t = TrainConfig::default().l2)]
+    l2: f32,
+    /// Per cent of the games kept for validation.
+    #[arg(long, default_value_t = TrainConfig::default().validation_percent)]
+    validation: u64,
+    /// Seed of the split and the shuffles.
+    #[arg(long, default_value_t = TrainConfig::default().seed)]
+    seed: u64,
+    /// Label positions with at most this many empties by solving them exactly.
+    #[arg(long, default_value_t = 12)]
+    exact_empties: u32,
+}
+
+/// Runs `oxello train`: labels the games' positions (`evaluation` orders the exact solver's
+/// moves), fits the weights, writes them, and prints the error per phase.
+pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+    let config = TrainConfig {
+        epochs: args.epochs,
+        learning_rate: args.learning_rate,
+        l2: args.l2,
+        validation_percent: args.validation,
+        seed: args.seed,
+    };
+    let files = game_files(args.files.clone(), args.data.as_deref())?;
+    let games = load_all_games(&files)?;
+    eprintln!(
+        "{} games from {} files; labelling positions (exact from {} empties)",
+        games.len(),
+        files.len(),
+        args.exact_empties
+    );
+    let bar = labelling_bar(games.len());
+    let per_game = all_examples(&games, args.exact_empties, evaluation, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    let (training, validation) = split(per_game, &config);
+    let bar = progress_bar(
+        u64::from(config.epochs) * PHASES as u64,
+        "{bar:30} {pos}/{len} phase epochs [{elapsed}]",
+    );
+    let (weights, reports) = train(&training, &validation, &config, &|| bar.inc(1));
+    bar.finish_and_clear();
+    std::fs::write(&args.output, weights.to_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
+    println!(
+        "{:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "phase", "empties", "training", "validation", "MAE zero", "MAE", "floor"
+    );
+    for r in &reports {
+        let (low, high) = phase_empties(r.phase);
+        println!(
+            "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2} {:>10.2}",
+            r.phase,
+            format!("{low}-{high}"),
+            r.training_positions,
+            r.validation_positions,
+            r.mae_before,
+            r.mae_after,
+            r.floor
+        );
+    }
+    let evaluator = PatternEvaluator::new(weights);
+    let midgame = midgame_examples(validation.iter().flatten());
+    println!(
+        "validation MAE over 24-59 empties: {:.2} discs, floor {:.2} ({} positions); weights written to {}",
+        mean_absolute_error(&evaluator, &midgame),
+        label_floor(&midgame),
+        midgame.len(),
+        args.output.display()
+    );
+    Ok(())
 }

@@ -5,6 +5,7 @@
 //! game is sent with `set game` before every move), and restart an engine after it crashed,
 //! hung or misbehaved. Every finished game is appended at once to the GGF file.
 
+pub mod command;
 mod game;
 mod openings;
 mod player;
