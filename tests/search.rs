@@ -268,3 +268,72 @@ fn a_stop_request_ends_an_infinite_search_promptly() {
     );
     assert!(oxello::Board::START.moves() >> result.best_move.unwrap() & 1 == 1);
 }
+
+#[test]
+fn a_time_per_move_is_used_up_to_its_hard_limit() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let limits = Limits {
+        move_time: Some(Duration::from_millis(300)),
+        ..Limits::default()
+    };
+    let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+    // No iteration is held back for fear of not finishing: only the hard limit (the time less
+    // 15 ms for replying) ends a search that cannot prove its score.
+    assert!(
+        result.elapsed >= Duration::from_millis(280),
+        "stopped after {:?} of 300 ms",
+        result.elapsed
+    );
+}
+
+#[test]
+fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
+    let position = oxello::tools::bench::bench_positions()[3];
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let mut ends = Vec::new();
+    engine.new_game(position);
+    let full = Limits {
+        depth: Some(9),
+        ..Limits::default()
+    };
+    engine.search(&full, SearchOptions::default(), &mut |p| ends.push(p.nodes));
+    let (eighth, ninth) = (ends[7], ends[8]);
+    let mut partial = 0;
+    for tenth in 1..10 {
+        engine.new_game(position);
+        engine
+            .stop_flag()
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        let limits = Limits {
+            nodes: Some(eighth + (ninth - eighth) * tenth / 10),
+            ..Limits::default()
+        };
+        let mut completed = Vec::new();
+        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
+            completed.push((p.depth, p.pv[0]))
+        });
+        let &(last_depth, last_move) = completed.last().unwrap();
+        assert_eq!(last_depth, 8, "the node limit falls in the ninth iteration");
+        let mv = result.best_move.unwrap();
+        assert!(position.board.moves() >> mv & 1 == 1);
+        if result.depth == 9 {
+            partial += 1;
+            assert_eq!(result.proof, oxello::search::Proof::Heuristic);
+            assert_eq!(result.pv[0], Some(mv));
+        } else {
+            assert_eq!((result.depth, Some(mv)), (8, last_move));
+        }
+    }
+    assert!(
+        partial >= 5,
+        "only {partial} of 9 cut iterations had completed a root move"
+    );
+}

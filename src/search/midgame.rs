@@ -8,7 +8,7 @@ use super::endgame::PROBABLE_CUT_MIN_EMPTIES;
 use super::node::SearchNode;
 use super::ordering::{MoveList, OrderingOptions};
 use super::parallel;
-use super::time::TimeBudget;
+use super::time::{IterationReport, TimeBudget};
 use super::tt::{TranspositionTable, NO_MOVE};
 use super::{Bound, Limits, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
@@ -75,7 +75,7 @@ pub struct SearchContext<'a, N, E> {
     pub stop: &'a AtomicBool,
     pub options: SearchOptions,
     start: Instant,
-    soft_deadline: Option<Instant>,
+    budget: TimeBudget,
     hard_deadline: Option<Instant>,
     node_limit: Option<u64>,
     depth_limit: Option<u32>,
@@ -106,7 +106,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             stop,
             options,
             start,
-            soft_deadline: budget.soft.map(|d| start + d),
+            budget,
             hard_deadline: budget.hard.map(|d| start + d),
             node_limit: limits.nodes,
             depth_limit: limits.depth,
@@ -371,6 +371,8 @@ pub(super) struct RootState<N> {
     pub child: N,
     pub score: i32,
     pub bound: Bound,
+    /// Whether the score comes from the current iteration.
+    pub current: bool,
 }
 
 pub(super) fn bound_of(score: i32, alpha: i32, beta: i32) -> Bound {
@@ -421,6 +423,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             child: c.child,
             score: -INFINITY,
             bound: Bound::Upper,
+            current: false,
         })
         .collect();
     let max_depth = ctx.depth_limit.unwrap_or(u32::MAX).clamp(1, moves_left);
@@ -428,6 +431,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let mut result: Option<SearchResult> = None;
     let win_loss_draw = ctx.options.win_loss_draw;
 
+    let (mut last_iteration, mut last_iteration_end) = (None, Duration::ZERO);
     let mut step = Step {
         depth: 0,
         selectivity: 0,
@@ -439,6 +443,9 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let to_the_end = depth >= moves_left;
         let proved = to_the_end && step.selectivity == 0;
         let previous = result.as_ref().map(|r| r.score);
+        for root in roots.iter_mut() {
+            root.current = false;
+        }
         let (mut alpha, mut beta) = match previous {
             _ if to_the_end && win_loss_draw => (-1, 1),
             Some(score) if depth > 2 && multi_pv == 1 => {
@@ -467,6 +474,11 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             }
         }
         if ctx.stopped() {
+            if multi_pv == 1 {
+                if let Some(partial) = partial_iteration(ctx, &roots, depth) {
+                    result = Some(partial);
+                }
+            }
             break;
         }
         roots.sort_by_key(|r| std::cmp::Reverse(r.score));
@@ -502,6 +514,20 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             progress.elapsed.as_secs_f64()
         );
         on_progress(&progress);
+        let iteration = IterationReport {
+            elapsed: progress.elapsed,
+            last: progress.elapsed - last_iteration_end,
+            before_last: last_iteration,
+            best_move_changed: result
+                .as_ref()
+                .is_some_and(|r| r.best_move != Some(roots[0].mv)),
+            score: roots[0].score,
+            score_drop: result
+                .as_ref()
+                .map_or(0, |r| (r.score - roots[0].score).max(0)),
+        };
+        last_iteration = Some(iteration.last);
+        last_iteration_end = progress.elapsed;
         result = Some(SearchResult {
             best_move: Some(roots[0].mv),
             score: roots[0].score,
@@ -512,7 +538,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             elapsed: progress.elapsed,
             root_moves,
         });
-        if proved || ctx.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+        if proved || !ctx.budget.starts_next_iteration(&iteration) {
             break;
         }
     }
@@ -534,6 +560,39 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     result.nodes = ctx.nodes();
     result.elapsed = ctx.elapsed();
     result
+}
+
+/// The result of an iteration the stop cut short, if it completed a root move worth playing:
+/// the best of the moves it proved at least as good as their window's lower end (the previous
+/// best move searched first, or a move that beat it). `None` keeps the last full iteration.
+fn partial_iteration<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    roots: &[RootState<N>],
+    depth: u32,
+) -> Option<SearchResult> {
+    let best = roots
+        .iter()
+        .filter(|r| r.current && r.bound != Bound::Upper)
+        .max_by_key(|r| r.score)?;
+    let mut pv = vec![Some(best.mv)];
+    principal_variation(ctx.tt, &best.child, depth - 1, &mut pv);
+    Some(SearchResult {
+        best_move: Some(best.mv),
+        score: best.score,
+        depth,
+        proof: Proof::Heuristic,
+        pv,
+        nodes: ctx.nodes(),
+        elapsed: ctx.elapsed(),
+        root_moves: roots
+            .iter()
+            .map(|r| RootMove {
+                mv: Some(r.mv),
+                score: r.score,
+                bound: r.bound,
+            })
+            .collect(),
+    })
 }
 
 fn forced_result<N: SearchNode, E: Evaluator<N>>(
@@ -642,6 +701,7 @@ fn search_root<N: SearchNode, E: Evaluator<N>>(
         }
         root.score = score;
         root.bound = bound_of(score, floor, beta);
+        root.current = true;
         best = best.max(score);
         if score >= beta {
             for later in roots[i + 1..].iter_mut() {

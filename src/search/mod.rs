@@ -16,7 +16,7 @@ mod zeroed_memory;
 pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions, Searcher};
 pub use node::SearchNode;
 pub use ordering::OrderingOptions;
-pub use time::{GameClock, TimeBudget};
+pub use time::{GameClock, IterationReport, TimeBudget};
 pub use tt::{TableAllocationError, TranspositionTable};
 
 use std::time::Duration;

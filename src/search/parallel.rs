@@ -128,6 +128,7 @@ pub(super) fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
             }
             root.score = score;
             root.bound = bound_of(score, floor, beta);
+            root.current = true;
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
                 ControlFlow::Break(())
