@@ -29,6 +29,20 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Asserts that a run succeeded and printed `expected` on stdout.
+fn assert_prints(out: &Output, expected: &str) {
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(expected), "{stdout}");
+}
+
+/// Asserts that a run failed with `expected` in its message on stderr.
+fn assert_fails_with(out: &Output, expected: &str) {
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
 #[test]
 fn match_finds_its_openings_from_any_directory() {
     let dir = scratch_dir("match");
@@ -45,12 +59,7 @@ fn match_finds_its_openings_from_any_directory() {
             "2",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("4 of 4 games played"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert_prints(&out, "4 of 4 games played");
     let missing = oxello_in(
         &dir,
         &[
@@ -63,8 +72,7 @@ fn match_finds_its_openings_from_any_directory() {
             "no-such-openings.txt",
         ],
     );
-    assert!(!missing.status.success());
-    assert!(text(&missing.stderr).contains("cannot read openings no-such-openings.txt"));
+    assert_fails_with(&missing, "cannot read openings no-such-openings.txt");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -82,12 +90,7 @@ fn solve_reads_the_repository_suites() {
             "16",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("total: 19/19 right"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert_prints(&out, "total: 19/19 right");
 }
 
 #[test]
@@ -109,7 +112,7 @@ fn train_reads_a_data_directory_and_game_files() {
             weights.to_str().unwrap(),
         ],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_prints(&out, "weights written to");
     // 896 + 318 WTHOR games, minus those stopped early, and the 12 selfplay games.
     let stderr = text(&out.stderr);
     let games: usize = stderr
@@ -119,7 +122,6 @@ fn train_reads_a_data_directory_and_game_files() {
         .unwrap_or_else(|| panic!("no game count in: {stderr}"));
     assert!((1100..=896 + 318 + 12).contains(&games), "{stderr}");
     assert!(stderr.contains("from 3 files"), "{stderr}");
-    assert!(text(&out.stdout).contains("weights written to"));
     Evaluation::from_name(weights.to_str().unwrap()).expect("the written weights load");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -128,29 +130,14 @@ fn train_reads_a_data_directory_and_game_files() {
 fn train_without_games_or_with_an_empty_directory_is_refused() {
     let dir = scratch_dir("train-refused");
     let none = oxello_in(&dir, &["train"]);
-    assert!(!none.status.success());
-    assert!(
-        text(&none.stderr).contains("--data"),
-        "{}",
-        text(&none.stderr)
-    );
+    assert_fails_with(&none, "--data");
     let empty = oxello_in(&dir, &["train", "--data", "."]);
-    assert!(!empty.status.success());
-    assert!(
-        text(&empty.stderr).contains("holds no .wtb files"),
-        "{}",
-        text(&empty.stderr)
-    );
+    assert_fails_with(&empty, "holds no .wtb files");
     let truncated = dir.join("truncated.wtb");
     let bytes = std::fs::read(common::fixture("WTH_2020.wtb")).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() - 30]).unwrap();
     let out = oxello_in(&dir, &["train", "truncated.wtb"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("truncated.wtb"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_fails_with(&out, "truncated.wtb");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -161,10 +148,5 @@ fn eval_error_reads_selfplay_transcripts() {
         &scratch_dir("eval-error"),
         &["eval-error", selfplay.to_str().unwrap()],
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("(12 games)"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert_prints(&out, "(12 games)");
 }
