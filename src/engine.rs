@@ -152,6 +152,11 @@ impl Engine {
         Arc::clone(&self.stop)
     }
 
+    /// The evaluation the engine searches with.
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.evaluator
+    }
+
     /// The current options.
     pub fn options(&self) -> EngineOptions {
         self.options

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use oxello::engine::EngineOptions;
 use oxello::eval::Evaluation;
 use oxello::protocol::ServerConfig;
-use oxello::tools::{arena, bench, eval_error, perft, selfplay, solve, train};
+use oxello::tools::{arena, bench, eval_error, perft, selfplay, solve, train, tune_mpc};
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +30,11 @@ struct Cli {
     /// Time per move in milliseconds (a game clock from the protocol also applies).
     #[arg(long)]
     movetime: Option<u64>,
+    /// Midgame Multi-ProbCut: 0 searches full width, 1 to 3 cut at about 99%, 95% and 87%
+    /// confidence.
+    #[arg(long, default_value_t = oxello::search::DEFAULT_SELECTIVITY,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    selectivity: u8,
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
     #[arg(long, global = true)]
     log_level: Option<log::LevelFilter>,
@@ -54,6 +59,8 @@ enum Command {
     EvalError(eval_error::EvalErrorArgs),
     /// Search fixed positions to a fixed depth; the node total is a signature of the search.
     Bench(bench::BenchArgs),
+    /// Fit the midgame Multi-ProbCut table to searches of positions from games.
+    TuneMpc(tune_mpc::TuneMpcArgs),
 }
 
 fn main() -> Result<()> {
@@ -76,6 +83,7 @@ fn main() -> Result<()> {
                 },
                 depth: cli.depth,
                 move_time: cli.movetime.map(std::time::Duration::from_millis),
+                selectivity: cli.selectivity,
             },
             std::io::stdin(),
             std::io::stdout(),
@@ -92,5 +100,6 @@ fn main() -> Result<()> {
         Some(Command::Selfplay(args)) => selfplay::run(&args, &evaluation),
         Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),
         Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
+        Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &evaluation),
     }
 }

@@ -31,6 +31,7 @@ fn run(input: Vec<u8>) -> String {
         evaluation: oxello::eval::Evaluation::default(),
         depth: Some(1),
         move_time: None,
+        selectivity: oxello::search::DEFAULT_SELECTIVITY,
     };
     let sink = Captured::default();
     serve(config, std::io::Cursor::new(input), sink.clone()).expect("the server ends cleanly");

@@ -145,6 +145,7 @@ fn pvs_with_table_equals_plain_minimax() {
             };
             let options = SearchOptions {
                 answer_forced_at_once: false,
+                selectivity: 0,
                 ..SearchOptions::default()
             };
             single.install(|| {
@@ -203,7 +204,12 @@ fn parallel_search_equals_serial() {
                 depth: Some(8),
                 ..Limits::default()
             };
-            let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+            // Full width: with probable cuts the score depends on what the table holds when.
+            let options = SearchOptions {
+                selectivity: 0,
+                ..SearchOptions::default()
+            };
+            let result = engine.search(&limits, options, &mut |_| {});
             assert!(board.moves() >> result.best_move.unwrap() & 1 == 1);
             scores.push(result.score);
         }
@@ -298,42 +304,95 @@ fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
         hash_mib: 16,
     })
     .unwrap();
-    let mut ends = Vec::new();
-    engine.new_game(position);
-    let full = Limits {
-        depth: Some(9),
-        ..Limits::default()
-    };
-    engine.search(&full, SearchOptions::default(), &mut |p| ends.push(p.nodes));
-    let (eighth, ninth) = (ends[7], ends[8]);
-    let mut partial = 0;
-    for tenth in 1..10 {
+    // Full width and with probable cuts: in both, node limits spread over the ninth
+    // iteration stop it after its first root move in most cases.
+    for (selectivity, least) in [(0, 5), (oxello::search::DEFAULT_SELECTIVITY, 3)] {
+        let options = SearchOptions {
+            selectivity,
+            ..SearchOptions::default()
+        };
+        let mut ends = Vec::new();
         engine.new_game(position);
+        // A node limit leaves the stop flag set; whoever starts a search clears it.
         engine
             .stop_flag()
             .store(false, std::sync::atomic::Ordering::Relaxed);
-        let limits = Limits {
-            nodes: Some(eighth + (ninth - eighth) * tenth / 10),
+        let full = Limits {
+            depth: Some(9),
             ..Limits::default()
         };
-        let mut completed = Vec::new();
-        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
-            completed.push((p.depth, p.pv[0]))
-        });
-        let &(last_depth, last_move) = completed.last().unwrap();
-        assert_eq!(last_depth, 8, "the node limit falls in the ninth iteration");
-        let mv = result.best_move.unwrap();
-        assert!(position.board.moves() >> mv & 1 == 1);
-        if result.depth == 9 {
-            partial += 1;
-            assert_eq!(result.proof, oxello::search::Proof::Heuristic);
-            assert_eq!(result.pv[0], Some(mv));
-        } else {
-            assert_eq!((result.depth, Some(mv)), (8, last_move));
+        engine.search(&full, options, &mut |p| ends.push(p.nodes));
+        let (eighth, ninth) = (ends[7], ends[8]);
+        let mut partial = 0;
+        for tenth in 1..10 {
+            engine.new_game(position);
+            engine
+                .stop_flag()
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+            let limits = Limits {
+                nodes: Some(eighth + (ninth - eighth) * tenth / 10),
+                ..Limits::default()
+            };
+            let mut completed = Vec::new();
+            let result = engine.search(&limits, options, &mut |p| {
+                completed.push((p.depth, p.pv[0]))
+            });
+            let &(last_depth, last_move) = completed.last().unwrap();
+            assert_eq!(last_depth, 8, "the node limit falls in the ninth iteration");
+            let mv = result.best_move.unwrap();
+            assert!(position.board.moves() >> mv & 1 == 1);
+            if result.depth == 9 {
+                partial += 1;
+                assert_eq!(result.proof, oxello::search::Proof::Heuristic);
+                assert_eq!(result.pv[0], Some(mv));
+            } else {
+                assert_eq!((result.depth, Some(mv)), (8, last_move));
+            }
+        }
+        assert!(
+            partial >= least,
+            "selectivity {selectivity}: only {partial} of 9 cut iterations had completed a root move"
+        );
+    }
+}
+
+#[test]
+fn multi_probcut_searches_fewer_nodes_at_the_same_depth() {
+    let limits = Limits {
+        depth: Some(9),
+        ..Limits::default()
+    };
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let mut nodes = [0u64; 2];
+    for position in oxello::tools::bench::bench_positions().into_iter().take(4) {
+        for (level, total) in [0u8, 2].into_iter().zip(nodes.iter_mut()) {
+            engine.new_game(position);
+            let options = SearchOptions {
+                selectivity: level,
+                ..SearchOptions::default()
+            };
+            let mut shown = Vec::new();
+            let result = engine.search(&limits, options, &mut |p| {
+                shown.push((p.depth, p.selectivity))
+            });
+            assert_eq!(result.depth, 9);
+            assert!(position.board.moves() >> result.best_move.unwrap() & 1 == 1);
+            // Iterations too shallow to cut are full width; the others carry the level.
+            for (depth, selectivity) in shown {
+                let expected = if depth >= 3 { level } else { 0 };
+                assert_eq!(selectivity, expected, "depth {depth}");
+            }
+            *total += result.nodes;
         }
     }
     assert!(
-        partial >= 5,
-        "only {partial} of 9 cut iterations had completed a root move"
+        nodes[1] * 2 < nodes[0],
+        "{} nodes with probable cuts against {} full width",
+        nodes[1],
+        nodes[0]
     );
 }

@@ -6,6 +6,7 @@ use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
 use crate::engine::{level_depth, Engine};
 use crate::notation::{format_move, format_square, parse_move};
+use crate::search::probcut::level_percent;
 use crate::search::{GameClock, Limits, SearchOptions};
 use std::time::{Duration, Instant};
 
@@ -87,6 +88,7 @@ struct PlayerClock {
 
 /// The GTP side of a connection.
 pub struct GtpSession {
+    search: SearchOptions,
     depth: Option<u32>,
     move_time: Option<Duration>,
     time: Option<TimeSettings>,
@@ -135,6 +137,7 @@ fn score_text(black_score: i32) -> String {
 impl GtpSession {
     pub fn new(config: &ServerConfig) -> GtpSession {
         GtpSession {
+            search: config.search_options(),
             depth: config.depth,
             move_time: config.move_time,
             time: None,
@@ -238,10 +241,11 @@ impl GtpSession {
         let position = engine.position();
         let started = Instant::now();
         let limits = self.limits(&position);
-        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
+        let result = engine.search(&limits, self.search, &mut |p| {
             log::info!(
-                "depth {} score {:+} nodes {} nps {} pv {}",
+                "depth {}@{}% score {:+} nodes {} nps {} pv {}",
                 p.depth,
+                level_percent(p.selectivity),
                 p.score,
                 p.nodes,
                 p.nps(),

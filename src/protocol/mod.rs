@@ -14,6 +14,7 @@ pub use input::MAX_LINE_BYTES;
 
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
+use crate::search::SearchOptions;
 use input::{spawn_reader, Input, Interrupts};
 use output::Output;
 use std::io::{Read, Write};
@@ -31,6 +32,18 @@ pub struct ServerConfig {
     pub depth: Option<u32>,
     /// Time per move, unless the protocol gives a clock.
     pub move_time: Option<Duration>,
+    /// Midgame Multi-ProbCut level of every search (0: full width).
+    pub selectivity: u8,
+}
+
+impl ServerConfig {
+    /// The search settings of a move.
+    fn search_options(&self) -> SearchOptions {
+        SearchOptions {
+            selectivity: self.selectivity,
+            ..SearchOptions::default()
+        }
+    }
 }
 
 /// The two protocols.

@@ -8,6 +8,7 @@ use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
 use crate::engine::{level_depth, Engine, Game};
 use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
+use crate::search::probcut::level_percent;
 use crate::search::{Bound, GameClock, Limits, Progress, Proof, SearchOptions, SearchResult};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ const NO_CLOCK_SECONDS: f64 = 86_400.0;
 
 /// The NBoard side of a connection: the game record (with its clocks) and the settings.
 pub struct NBoardSession {
+    search: SearchOptions,
     move_time: Option<Duration>,
     depth: u32,
     game: GgfGame,
@@ -24,6 +26,7 @@ pub struct NBoardSession {
 impl NBoardSession {
     pub fn new(config: &ServerConfig) -> NBoardSession {
         NBoardSession {
+            search: config.search_options(),
             move_time: config.move_time,
             depth: config.depth.unwrap_or(DEFAULT_DEPTH),
             game: GgfGame::new(Position::START),
@@ -145,10 +148,10 @@ impl NBoardSession {
     fn go(&mut self, engine: &mut Engine, out: &Output) {
         let position = engine.position();
         let limits = self.move_limits(&position);
-        let result = engine.search(&limits, SearchOptions::default(), &mut |p| {
+        let result = engine.search(&limits, self.search, &mut |p| {
             out.send(&format!(
                 "status depth {} score {:+}",
-                depth_text(p.depth, p.proof),
+                depth_text(p.depth, p.selectivity, p.proof),
                 p.score
             ));
         });
@@ -182,7 +185,7 @@ impl NBoardSession {
         let options = SearchOptions {
             multi_pv: count,
             answer_forced_at_once: false,
-            ..SearchOptions::default()
+            ..self.search
         };
         let result = engine.search(&limits, options, &mut |p| send_hints(out, p, count));
         if result.depth == 0 {
@@ -190,7 +193,7 @@ impl NBoardSession {
             out.send(&format!(
                 "search {pv} {:.2} 0 {}",
                 f64::from(result.score),
-                depth_text(0, result.proof)
+                depth_text(0, 0, result.proof)
             ));
         }
     }
@@ -210,7 +213,7 @@ impl NBoardSession {
                     ..Limits::default()
                 };
                 let result: SearchResult =
-                    engine.search_at(position, &limits, SearchOptions::default(), &mut |_| {});
+                    engine.search_at(position, &limits, self.search, &mut |_| {});
                 if engine.stop_requested() {
                     return;
                 }
@@ -223,11 +226,14 @@ impl NBoardSession {
 
 /// The depth field of a `search` line: plies, `100%` when exact, `100%W` when only the
 /// outcome is proven.
-fn depth_text(depth: u32, proof: Proof) -> String {
+/// NBoard's depth field: the plies, with the confidence of a selective search (`18@95%`),
+/// or how far an endgame search is proven.
+fn depth_text(depth: u32, selectivity: u8, proof: Proof) -> String {
     match proof {
         Proof::Exact => "100%".to_string(),
         Proof::WinLossDraw => "100%W".to_string(),
-        Proof::Heuristic => depth.to_string(),
+        Proof::Heuristic if selectivity == 0 => depth.to_string(),
+        Proof::Heuristic => format!("{depth}@{}%", level_percent(selectivity)),
     }
 }
 
@@ -239,7 +245,7 @@ fn format_pv(pv: &[Option<u8>]) -> String {
 
 /// One `search` line per move among the `count` best with a proven score.
 fn send_hints(out: &Output, progress: &Progress, count: usize) {
-    let depth = depth_text(progress.depth, progress.proof);
+    let depth = depth_text(progress.depth, progress.selectivity, progress.proof);
     for (i, root) in progress.root_moves.iter().take(count).enumerate() {
         if root.bound != Bound::Exact && i > 0 {
             continue;

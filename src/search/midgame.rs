@@ -8,8 +8,9 @@ use super::endgame::PROBABLE_CUT_MIN_EMPTIES;
 use super::node::SearchNode;
 use super::ordering::{MoveList, OrderingOptions};
 use super::parallel;
+use super::probcut::{shallow_depth, ProbCutTable, MIN_CUT_DEPTH};
 use super::time::{IterationReport, TimeBudget};
-use super::tt::{TranspositionTable, NO_MOVE};
+use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use super::{Bound, Limits, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
 use std::marker::PhantomData;
@@ -53,7 +54,13 @@ pub struct SearchOptions {
     pub answer_forced_at_once: bool,
     /// At the end of the game, prove only win, loss or draw (faster than the exact score).
     pub win_loss_draw: bool,
+    /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 3
+    /// cut at about 99%, 95% and 87% confidence (see [`super::probcut`]).
+    pub selectivity: u8,
 }
+
+/// The midgame selectivity of a normal search: cuts at about 95% confidence.
+pub const DEFAULT_SELECTIVITY: u8 = 2;
 
 impl Default for SearchOptions {
     fn default() -> Self {
@@ -63,6 +70,7 @@ impl Default for SearchOptions {
             multi_pv: 1,
             answer_forced_at_once: true,
             win_loss_draw: false,
+            selectivity: DEFAULT_SELECTIVITY,
         }
     }
 }
@@ -82,6 +90,9 @@ pub struct SearchContext<'a, N, E> {
     nodes: AtomicU64,
     /// Selectivity level of the endgame solver in the current iteration; 0 = full width.
     selectivity: AtomicU8,
+    /// Multi-ProbCut level of the current iteration's depth-limited nodes; 0 = full width.
+    midgame_selectivity: AtomicU8,
+    probcut: &'static ProbCutTable,
     parallel: bool,
     _node: PhantomData<fn(N)>,
 }
@@ -112,6 +123,8 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             depth_limit: limits.depth,
             nodes: AtomicU64::new(0),
             selectivity: AtomicU8::new(0),
+            midgame_selectivity: AtomicU8::new(0),
+            probcut: ProbCutTable::built_in(),
             parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
             _node: PhantomData,
         }
@@ -138,16 +151,33 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
         self.selectivity.load(Ordering::Relaxed)
     }
 
+    /// The Multi-ProbCut level of depth-limited nodes in this iteration (0: full width).
+    #[inline]
+    fn midgame_selectivity(&self) -> u8 {
+        self.midgame_selectivity.load(Ordering::Relaxed)
+    }
+
+    /// The selectivity a table entry must at least match to answer a probe: the midgame
+    /// level in depth-limited iterations, the endgame solver's in searches to the end.
+    #[inline]
+    pub(super) fn probe_selectivity(&self) -> u8 {
+        self.midgame_selectivity().max(self.selectivity())
+    }
+
     /// The selectivity to store a result with: this iteration's level for a search to the end
     /// from `PROBABLE_CUT_MIN_EMPTIES` empties up, whose tree may hold probable cuts; 0 below
-    /// that, where the solver takes none, and for depth-limited results, which are heuristic
-    /// whatever they were built from.
+    /// that, where the solver takes none; for depth-limited results, the Multi-ProbCut level
+    /// they were searched at.
     #[inline]
     pub(super) fn result_selectivity(&self, depth: u32, moves_left: u32) -> u8 {
-        if depth >= moves_left && moves_left >= PROBABLE_CUT_MIN_EMPTIES {
-            self.selectivity()
+        if depth >= moves_left {
+            if moves_left >= PROBABLE_CUT_MIN_EMPTIES {
+                self.selectivity()
+            } else {
+                0
+            }
         } else {
-            0
+            self.midgame_selectivity()
         }
     }
 
@@ -267,7 +297,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let mut table_move = NO_MOVE;
         if let Some(entry) = self.ctx.tt.probe(key) {
             table_move = entry.best_move;
-            if entry.covers(depth, self.ctx.selectivity()) {
+            if entry.covers(depth, self.ctx.probe_selectivity()) {
                 let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
                 if lower >= beta || lower == upper {
                     return lower;
@@ -275,6 +305,12 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 if upper <= alpha {
                     return upper;
                 }
+            }
+        }
+
+        if !pv && beta == alpha + 1 && depth >= MIN_CUT_DEPTH && depth < node.moves_left() {
+            if let Some(score) = self.probable_cut(node, alpha, beta, depth) {
+                return score;
             }
         }
 
@@ -342,6 +378,32 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             best_move,
         );
         best
+    }
+
+    /// Multi-ProbCut at a null-window node of `depth`: the shallow search's verdict on the
+    /// window's shifted bounds, taken as the node's (`beta` for a probable fail high, `alpha`
+    /// for a probable fail low), or `None` when it is inconclusive or selectivity is off.
+    fn probable_cut(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> Option<i32> {
+        let level = self.ctx.midgame_selectivity();
+        if level == 0 {
+            return None;
+        }
+        let (high, low) = self
+            .ctx
+            .probcut
+            .cut_bounds(depth, node.moves_left(), level, alpha, beta);
+        let shallow = shallow_depth(depth);
+        if let Some(high) = high {
+            if self.pvs(node, high - 1, high, shallow, false) >= high {
+                return Some(beta);
+            }
+        }
+        if let Some(low) = low {
+            if self.pvs(node, low, low + 1, shallow, false) <= low {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// A move after the first: a null-window test against `alpha`, re-searched with the open
@@ -441,6 +503,13 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let depth = step.depth;
         ctx.selectivity.store(step.selectivity, Ordering::Relaxed);
         let to_the_end = depth >= moves_left;
+        let midgame_selectivity = if to_the_end || depth < MIN_CUT_DEPTH {
+            0
+        } else {
+            ctx.options.selectivity.min(MAX_SELECTIVITY)
+        };
+        ctx.midgame_selectivity
+            .store(midgame_selectivity, Ordering::Relaxed);
         let proved = to_the_end && step.selectivity == 0;
         let previous = result.as_ref().map(|r| r.score);
         for root in roots.iter_mut() {
@@ -500,6 +569,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let nodes = ctx.nodes() + searcher.pending_nodes;
         let progress = Progress {
             depth,
+            selectivity: midgame_selectivity,
             proof,
             score: roots[0].score,
             nodes,
@@ -532,6 +602,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             best_move: Some(roots[0].mv),
             score: roots[0].score,
             depth,
+            selectivity: midgame_selectivity,
             proof,
             pv,
             nodes,
@@ -550,6 +621,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             best_move: Some(fallback.mv),
             score: -ctx.evaluator.evaluate(&fallback.child).clamp(-64, 64),
             depth: 0,
+            selectivity: 0,
             proof: Proof::Heuristic,
             pv: vec![Some(fallback.mv)],
             nodes: 0,
@@ -580,6 +652,7 @@ fn partial_iteration<N: SearchNode, E: Evaluator<N>>(
         best_move: Some(best.mv),
         score: best.score,
         depth,
+        selectivity: ctx.midgame_selectivity(),
         proof: Proof::Heuristic,
         pv,
         nodes: ctx.nodes(),
@@ -605,6 +678,7 @@ fn forced_result<N: SearchNode, E: Evaluator<N>>(
         best_move: mv,
         score,
         depth: 0,
+        selectivity: 0,
         proof,
         pv: vec![mv],
         nodes: ctx.nodes(),

@@ -9,11 +9,14 @@ mod midgame;
 mod node;
 mod ordering;
 mod parallel;
+pub mod probcut;
 pub mod time;
 pub mod tt;
 mod zeroed_memory;
 
-pub use midgame::{search, ParallelOptions, SearchContext, SearchOptions, Searcher};
+pub use midgame::{
+    search, ParallelOptions, SearchContext, SearchOptions, Searcher, DEFAULT_SELECTIVITY,
+};
 pub use node::SearchNode;
 pub use ordering::OrderingOptions;
 pub use time::{GameClock, IterationReport, TimeBudget};
@@ -73,6 +76,8 @@ pub enum Proof {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     pub depth: u32,
+    /// The Multi-ProbCut level of a depth-limited iteration (0: full width).
+    pub selectivity: u8,
     /// How far the score is proven.
     pub proof: Proof,
     pub score: i32,
@@ -98,6 +103,8 @@ pub struct SearchResult {
     pub best_move: Option<u8>,
     pub score: i32,
     pub depth: u32,
+    /// The Multi-ProbCut level of a depth-limited result (0: full width).
+    pub selectivity: u8,
     /// How far the score is proven.
     pub proof: Proof,
     pub pv: Vec<Option<u8>>,

@@ -52,12 +52,12 @@ pub struct TtEntry {
 }
 
 impl TtEntry {
-    /// Whether the bounds answer a search of `depth` at `selectivity`: a deeper entry always
-    /// does; one of the same depth does if it is at most as selective.
+    /// Whether the bounds answer a search of `depth` at `selectivity`: an entry at least as
+    /// deep and at most as selective does; a selective bound never answers a less selective
+    /// search, however deep it went.
     #[inline]
     pub fn covers(&self, depth: u32, selectivity: u8) -> bool {
-        let own = u32::from(self.depth);
-        own > depth || (own == depth && accuracy(self.selectivity) >= accuracy(selectivity))
+        u32::from(self.depth) >= depth && accuracy(self.selectivity) >= accuracy(selectivity)
     }
 
     /// Orders results of one position: deeper first, then less selective first.
@@ -375,8 +375,12 @@ mod tests {
         tt.store(7, 20, 2, -1, 0, 6, 3);
         let e = tt.probe(7).unwrap();
         assert_eq!(e.selectivity, 2);
-        assert!(e.covers(20, 2) && e.covers(20, 3) && e.covers(19, 0));
+        assert!(e.covers(20, 2) && e.covers(20, 3) && e.covers(19, 3));
         assert!(!e.covers(20, 0), "a selective bound proves nothing");
+        assert!(
+            !e.covers(12, 0),
+            "nor answers a full-width search, however much shallower"
+        );
         assert!(!e.covers(20, 1), "nor serves a less selective search");
         tt.store(7, 20, 1, -1, 0, 2, 9);
         let e = tt.probe(7).unwrap();

@@ -6,7 +6,7 @@ use crate::board::{Move, Position};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::{format_move, parse_transcript};
-use crate::search::{Limits, OrderingOptions, ParallelOptions, SearchOptions};
+use crate::search::{Limits, OrderingOptions, ParallelOptions, SearchOptions, DEFAULT_SELECTIVITY};
 use std::time::Duration;
 
 /// Twelve positions from tournament games (WTHOR 2020), 20 to 36 plies in.
@@ -135,6 +135,10 @@ pub struct BenchArgs {
     /// Do not order by hints (fastest first, potential mobility, square priority).
     #[arg(long)]
     no_hints: bool,
+    /// Midgame Multi-ProbCut level: 0 full width, 1 to 3 about 99%, 95% and 87% confidence.
+    #[arg(long, default_value_t = DEFAULT_SELECTIVITY,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    selectivity: u8,
 }
 
 /// Runs `oxello bench` on `threads` threads: a row a position, the effective branching factor
@@ -154,6 +158,7 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
             },
             ..ParallelOptions::default()
         },
+        selectivity: args.selectivity,
         ..SearchOptions::default()
     };
     let options = EngineOptions {

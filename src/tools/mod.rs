@@ -8,6 +8,11 @@ pub mod perft;
 pub mod selfplay;
 pub mod solve;
 pub mod train;
+pub mod tune_mpc;
+
+use crate::engine::{Engine, EngineOptions};
+use crate::eval::Evaluation;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A well-mixed hash of `value` under `seed` (SplitMix64's finaliser): the one source of
 /// reproducible pseudo-random choices in the tools.
@@ -16,6 +21,45 @@ pub fn seeded_hash(seed: u64, value: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// Maps `items` in parallel on one single-threaded engine per core, keeping their order.
+///
+/// Each worker is a plain thread with an engine of its own, taking the next item not yet
+/// taken. (A rayon parallel iterator would not do: a worker blocked in its engine's pool steals
+/// other items of the iterator meanwhile, nesting searches on its stack until it overflows.)
+pub fn map_on_engines<T: Sync, R: Send>(
+    items: &[T],
+    options: EngineOptions,
+    evaluation: &Evaluation,
+    work: impl Fn(&mut Engine, &T) -> R + Sync,
+) -> anyhow::Result<Vec<R>> {
+    let next = AtomicUsize::new(0);
+    let workers = crate::engine::all_cores().min(items.len()).max(1);
+    let results: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<Vec<(usize, R)>> {
+                    let mut engine = Engine::with_evaluation(options, evaluation.clone())?;
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return Ok(done);
+                        };
+                        done.push((i, work(&mut engine, item)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an engine worker panicked"))
+            .collect::<anyhow::Result<_>>()
+    })?;
+    let mut all: Vec<(usize, R)> = results.into_iter().flatten().collect();
+    all.sort_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, r)| r).collect())
 }
 
 /// A progress bar on stderr over `len` steps, drawn by an indicatif `template`.

@@ -4,13 +4,12 @@
 //! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
 //! and their outputs can simply be concatenated.
 
-use super::{parse_shard, progress_bar, seeded_hash};
+use super::{map_on_engines, parse_shard, progress_bar, seeded_hash};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::format_transcript;
 use crate::search::{Limits, SearchOptions};
-use rayon::prelude::*;
 
 /// Selfplay settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,18 +77,11 @@ pub fn selfplay(
         threads: 1,
         hash_mib: 16,
     };
-    games
-        .par_iter()
-        .map_init(
-            || Engine::with_evaluation(options, evaluation.clone()),
-            |engine, &game| {
-                let engine = engine.as_mut().map_err(|e| anyhow::anyhow!("{e}"))?;
-                let (moves, score) = play_game(engine, config, game);
-                on_game();
-                Ok(format!("{} {score:+}", format_transcript(&moves)))
-            },
-        )
-        .collect()
+    map_on_engines(&games, options, evaluation, |engine, &game| {
+        let (moves, score) = play_game(engine, config, game);
+        on_game();
+        format!("{} {score:+}", format_transcript(&moves))
+    })
 }
 
 /// `oxello selfplay`: training games against itself from random openings.
