@@ -86,23 +86,37 @@ pub fn load_all_games(files: &[PathBuf]) -> anyhow::Result<Vec<LabelledGame>> {
     Ok(games)
 }
 
-/// The game files a training tool reads: those given, then every WTHOR file (`.wtb`) of the
-/// directory `data` in name order. An unreadable directory, or one without WTHOR files, is an
-/// error.
-pub fn game_files(mut files: Vec<PathBuf>, data: Option<&Path>) -> anyhow::Result<Vec<PathBuf>> {
-    if let Some(dir) = data {
-        let mut found: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
-            .collect();
-        if found.is_empty() {
-            anyhow::bail!("{} holds no .wtb files", dir.display());
+/// Where a training tool's games come from: files named on the command line, and every WTHOR
+/// file (`.wtb`) of a directory.
+#[derive(clap::Args, Debug)]
+pub struct GameSources {
+    /// Game files: WTHOR .wtb files or selfplay transcripts.
+    files: Vec<PathBuf>,
+    /// A directory whose .wtb files are all read (e.g. the WTHOR database and
+    /// Logistello's book games).
+    #[arg(long, required_unless_present = "files")]
+    data: Option<PathBuf>,
+}
+
+impl GameSources {
+    /// The files to read: those named, then the directory's WTHOR files in name order. An
+    /// unreadable directory, or one without WTHOR files, is an error.
+    pub fn files(&self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut files = self.files.clone();
+        if let Some(dir) = &self.data {
+            let mut found: Vec<_> = std::fs::read_dir(dir)
+                .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wtb")))
+                .collect();
+            if found.is_empty() {
+                anyhow::bail!("{} holds no .wtb files", dir.display());
+            }
+            found.sort();
+            files.extend(found);
         }
-        found.sort();
-        files.extend(found);
+        Ok(files)
     }
-    Ok(files)
 }
 
 /// A progress bar on stderr over the games being labelled.

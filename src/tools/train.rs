@@ -5,7 +5,7 @@
 //! depends only on the seed): least squares by stochastic gradient descent with per-slot
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
 
-use super::dataset::{all_examples, game_files, labelling_bar, load_all_games, Example};
+use super::dataset::{all_examples, labelling_bar, load_all_games, Example, GameSources};
 use super::eval_error::label_floor;
 use super::{progress_bar, seeded_hash};
 use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
@@ -186,12 +186,8 @@ pub fn train(
 /// `oxello train`: fits pattern weights to games.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
-    /// Game files: WTHOR .wtb files or selfplay transcripts.
-    files: Vec<PathBuf>,
-    /// A directory whose .wtb files are all read (e.g. the WTHOR database and
-    /// Logistello's book games).
-    #[arg(long, required_unless_present = "files")]
-    data: Option<PathBuf>,
+    #[command(flatten)]
+    games: GameSources,
     /// Where to write the weights.
     #[arg(long, default_value = "oxello.weights")]
     output: PathBuf,
@@ -225,7 +221,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         validation_percent: args.validation,
         seed: args.seed,
     };
-    let files = game_files(args.files.clone(), args.data.as_deref())?;
+    let files = args.games.files()?;
     let games = load_all_games(&files)?;
     eprintln!(
         "{} games from {} files; labelling positions (exact from {} empties)",

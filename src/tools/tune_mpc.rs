@@ -6,7 +6,7 @@
 //! its shallow depth, and the deviations from that line as a linear function of the empties.
 //! Rerun it whenever the evaluation changes.
 
-use super::dataset::{game_files, load_all_games, LabelledGame};
+use super::dataset::{load_all_games, GameSources, LabelledGame};
 use super::{map_on_engines, progress_bar, seeded_hash};
 use crate::board::Position;
 use crate::engine::{Engine, EngineOptions};
@@ -174,11 +174,8 @@ pub fn fit_table(
 /// `oxello tune-mpc`: fits the Multi-ProbCut table to searches of positions from games.
 #[derive(clap::Args, Debug)]
 pub struct TuneMpcArgs {
-    /// Game files: WTHOR .wtb files or selfplay transcripts.
-    files: Vec<PathBuf>,
-    /// A directory whose .wtb files are all read.
-    #[arg(long, required_unless_present = "files")]
-    data: Option<PathBuf>,
+    #[command(flatten)]
+    games: GameSources,
     /// Positions to search.
     #[arg(long, default_value_t = 2000)]
     positions: usize,
@@ -203,7 +200,7 @@ pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
             crate::search::probcut::MAX_FIT_DEPTH
         );
     }
-    let files = game_files(args.files.clone(), args.data.as_deref())?;
+    let files = args.games.files()?;
     let games = load_all_games(&files)?;
     // Far enough from the end that no iteration reaches the exact solver.
     let empties = (args.depth + 8, 56);
