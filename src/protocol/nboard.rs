@@ -224,10 +224,8 @@ impl NBoardSession {
     }
 }
 
-/// The depth field of a `search` line: plies, `100%` when exact, `100%W` when only the
-/// outcome is proven.
-/// NBoard's depth field: the plies, with the confidence of a selective search (`18@95%`),
-/// or how far an endgame search is proven.
+/// NBoard's depth field: the plies, with the confidence of a selective search (`18@95%`);
+/// `100%` when the score is exact, `100%W` when only the outcome is proven.
 fn depth_text(depth: u32, selectivity: u8, proof: Proof) -> String {
     match proof {
         Proof::Exact => "100%".to_string(),

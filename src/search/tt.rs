@@ -8,7 +8,7 @@
 //! read as empty. The memory is written again only when the era counter wraps around.
 
 use super::zeroed_memory::{Zeroable, ZeroedArray};
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// No best move recorded.
 pub const NO_MOVE: u8 = 0xFF;
@@ -114,8 +114,9 @@ pub struct TranspositionTable {
     buckets: ZeroedArray<Bucket>,
     mask: usize,
     generation: AtomicU8,
-    /// Entries of other eras are empty slots; see the module documentation.
-    era: AtomicU16,
+    /// Entries of other eras are empty slots; see the module documentation. Only `clear`,
+    /// which has the table to itself, changes it.
+    era: u16,
 }
 
 impl TranspositionTable {
@@ -130,7 +131,7 @@ impl TranspositionTable {
             buckets,
             mask: count - 1,
             generation: AtomicU8::new(0),
-            era: AtomicU16::new(0),
+            era: 0,
         })
     }
 
@@ -147,11 +148,10 @@ impl TranspositionTable {
     /// Forgets everything (a new game) by starting a new era, without touching the entries;
     /// once in 65,536 clears, when the era wraps around, the memory is zeroed instead.
     pub fn clear(&mut self) {
-        let era = self.era.load(Ordering::Relaxed).wrapping_add(1);
-        if era == 0 {
+        self.era = self.era.wrapping_add(1);
+        if self.era == 0 {
             self.buckets.zero();
         }
-        self.era.store(era, Ordering::Relaxed);
         self.generation.store(0, Ordering::Relaxed);
     }
 
@@ -181,10 +181,9 @@ impl TranspositionTable {
     /// The entry for `key`, if present.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
-        let era = self.era.load(Ordering::Relaxed);
         for slot in &self.bucket(key).0 {
             let data = slot.data.load(Ordering::Relaxed);
-            if slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, era) {
+            if slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, self.era) {
                 return Some(TtEntry::unpack(data).0);
             }
         }
@@ -217,7 +216,7 @@ impl TranspositionTable {
             upper = score;
         }
         let generation = self.generation.load(Ordering::Relaxed);
-        let era = self.era.load(Ordering::Relaxed);
+        let era = self.era;
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
@@ -338,7 +337,7 @@ mod tests {
         }
         tt.store(78, 4, 0, -64, 64, 1, 2);
         tt.clear();
-        assert_eq!(tt.era.load(Ordering::Relaxed), 0, "back to the first era");
+        assert_eq!(tt.era, 0, "back to the first era");
         assert_eq!(tt.probe(77), None, "zeroed when the era wrapped");
         assert_eq!(tt.probe(78), None);
     }
