@@ -182,6 +182,61 @@ fn pvs_with_table_equals_plain_minimax() {
     assert_eq!(compared, 240 * 5);
 }
 
+/// A search told to consider only some root moves (as the book does for its exits) equals
+/// plain minimax over those moves, and plays one of them.
+#[test]
+fn a_search_restricted_to_some_root_moves_equals_minimax_over_them() {
+    let eval = SimpleEvaluator;
+    let stop = AtomicBool::new(false);
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut compared = 0;
+    for board in random_boards(120) {
+        let moves = board.moves();
+        if moves.count_ones() < 2 {
+            continue;
+        }
+        // Every move but the first, then the first alone.
+        for allowed in [moves & (moves - 1), moves & moves.wrapping_neg()] {
+            for depth in 1..=4 {
+                let expected = oxello::board::Squares(allowed)
+                    .map(|sq| -minimax(&SearchNode::play(&board, sq), depth - 1, &eval))
+                    .max()
+                    .unwrap();
+                let tt = TranspositionTable::new(1);
+                let limits = Limits {
+                    depth: Some(depth),
+                    ..Limits::default()
+                };
+                let options = SearchOptions {
+                    answer_forced_at_once: false,
+                    selectivity: 0,
+                    root_moves: allowed,
+                    ..SearchOptions::default()
+                };
+                let result = single.install(|| {
+                    let ctx = SearchContext::new(
+                        &tt,
+                        &eval,
+                        &stop,
+                        options,
+                        &limits,
+                        board.empty_count(),
+                    );
+                    search::search(&ctx, &board, &mut |_| {})
+                });
+                assert_eq!(result.score, expected, "{board:?} depth {depth}");
+                let best = result.best_move.expect("a move");
+                assert!(allowed >> best & 1 == 1, "{board:?} played {best}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} searches compared");
+}
+
 #[test]
 fn parallel_search_equals_serial() {
     let boards = random_boards(24);

@@ -57,6 +57,9 @@ pub struct SearchOptions {
     /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 3
     /// cut at about 99%, 95% and 87% confidence (see [`super::probcut`]).
     pub selectivity: u8,
+    /// The root moves searched, as a square mask: a book searching the best move outside its
+    /// own lines asks for the others only. A mask that leaves no legal move searches them all.
+    pub root_moves: u64,
 }
 
 /// The midgame selectivity of a normal search: cuts at about 95% confidence.
@@ -71,6 +74,7 @@ impl Default for SearchOptions {
             answer_forced_at_once: true,
             win_loss_draw: false,
             selectivity: DEFAULT_SELECTIVITY,
+            root_moves: u64::MAX,
         }
     }
 }
@@ -456,7 +460,11 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
 ) -> SearchResult {
     ctx.tt.new_search();
     let mut searcher = Searcher::new(ctx);
-    let moves = root.moves();
+    let legal = root.moves();
+    let moves = match legal & ctx.options.root_moves {
+        0 => legal,
+        allowed => allowed,
+    };
     let moves_left = root.moves_left();
     if moves == 0 {
         let passed = root.pass();

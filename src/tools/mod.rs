@@ -14,28 +14,20 @@ use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A well-mixed hash of `value` under `seed` (SplitMix64's finaliser): the one source of
-/// reproducible pseudo-random choices in the tools.
-pub fn seeded_hash(seed: u64, value: u64) -> u64 {
-    let mut z = seed ^ value.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Maps `items` in parallel on one single-threaded engine per core, keeping their order.
+/// Maps `items` in parallel on `workers` single-threaded engines, keeping their order.
 ///
 /// Each worker is a plain thread with an engine of its own, taking the next item not yet
 /// taken. (A rayon parallel iterator would not do: a worker blocked in its engine's pool steals
 /// other items of the iterator meanwhile, nesting searches on its stack until it overflows.)
 pub fn map_on_engines<T: Sync, R: Send>(
     items: &[T],
+    workers: usize,
     options: EngineOptions,
     evaluation: &Evaluation,
     work: impl Fn(&mut Engine, &T) -> R + Sync,
 ) -> anyhow::Result<Vec<R>> {
     let next = AtomicUsize::new(0);
-    let workers = crate::engine::all_cores().min(items.len()).max(1);
+    let workers = workers.min(items.len()).max(1);
     let results: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {

@@ -4,11 +4,12 @@
 //! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
 //! and their outputs can simply be concatenated.
 
-use super::{map_on_engines, parse_shard, progress_bar, seeded_hash};
+use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::format_transcript;
+use crate::random::seeded_hash;
 use crate::search::{Limits, SearchOptions};
 
 /// Selfplay settings.
@@ -77,11 +78,17 @@ pub fn selfplay(
         threads: 1,
         hash_mib: 16,
     };
-    map_on_engines(&games, options, evaluation, |engine, &game| {
-        let (moves, score) = play_game(engine, config, game);
-        on_game();
-        format!("{} {score:+}", format_transcript(&moves))
-    })
+    map_on_engines(
+        &games,
+        crate::engine::all_cores(),
+        options,
+        evaluation,
+        |engine, &game| {
+            let (moves, score) = play_game(engine, config, game);
+            on_game();
+            format!("{} {score:+}", format_transcript(&moves))
+        },
+    )
 }
 
 /// `oxello selfplay`: training games against itself from random openings.

@@ -7,10 +7,11 @@
 
 use super::dataset::{all_examples, labelling_bar, load_all_games, Example, GameSources};
 use super::eval_error::label_floor;
-use super::{progress_bar, seeded_hash};
+use super::progress_bar;
 use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
 use crate::eval::{Evaluation, Evaluator, PatternEvaluator, Weights};
+use crate::random::seeded_hash;
 use rayon::prelude::*;
 use std::path::PathBuf;
 

@@ -7,10 +7,11 @@
 //! Rerun it whenever the evaluation changes.
 
 use super::dataset::{load_all_games, GameSources, LabelledGame};
-use super::{map_on_engines, progress_bar, seeded_hash};
+use super::{map_on_engines, progress_bar};
 use crate::board::Position;
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::{Evaluation, Evaluator};
+use crate::random::seeded_hash;
 use crate::search::probcut::{shallow_depth, DepthFit, ProbCutTable, MIN_CUT_DEPTH};
 use crate::search::{Limits, ParallelOptions, Proof, SearchOptions};
 use std::path::PathBuf;
@@ -221,11 +222,17 @@ pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         threads: 1,
         hash_mib: 16,
     };
-    let samples = map_on_engines(&positions, options, evaluation, |engine, &position| {
-        let scores = depth_scores(engine, position, args.depth);
-        bar.inc(1);
-        scores
-    })?;
+    let samples = map_on_engines(
+        &positions,
+        crate::engine::all_cores(),
+        options,
+        evaluation,
+        |engine, &position| {
+            let scores = depth_scores(engine, position, args.depth);
+            bar.inc(1);
+            scores
+        },
+    )?;
     bar.finish_and_clear();
     let (table, reports) = fit_table(&samples, args.depth)
         .ok_or_else(|| anyhow::anyhow!("too few positions to fit every depth"))?;

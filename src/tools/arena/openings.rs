@@ -25,7 +25,7 @@ pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
 pub fn choose_openings(openings: &[Vec<Move>], count: usize, seed: u64) -> Vec<Vec<Move>> {
     let mut order: Vec<usize> = (0..openings.len()).collect();
     for i in (1..order.len()).rev() {
-        let j = (crate::tools::seeded_hash(seed, i as u64) % (i as u64 + 1)) as usize;
+        let j = (crate::random::seeded_hash(seed, i as u64) % (i as u64 + 1)) as usize;
         order.swap(i, j);
     }
     order
