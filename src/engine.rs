@@ -3,6 +3,7 @@
 //! stdout.
 
 use crate::board::{IllegalMove, Move, Position};
+use crate::book::{Book, BookMove};
 use crate::eval::Evaluation;
 use crate::search::{
     self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TableAllocationError,
@@ -115,6 +116,13 @@ pub struct Engine {
     pool: rayon::ThreadPool,
     evaluator: Evaluation,
     stop: Arc<AtomicBool>,
+    book: Option<Arc<Book>>,
+    /// Whether the book is played from (a protocol may turn it off for a while).
+    book_enabled: bool,
+    book_randomness: i32,
+    /// Draws of the book's random choices.
+    book_draws: u64,
+    book_seed: u64,
 }
 
 fn build_pool(threads: usize) -> Result<rayon::ThreadPool, EngineError> {
@@ -144,6 +152,11 @@ impl Engine {
             pool: build_pool(options.threads)?,
             evaluator,
             stop: Arc::new(AtomicBool::new(false)),
+            book: None,
+            book_enabled: true,
+            book_randomness: 0,
+            book_draws: 0,
+            book_seed: 0,
         })
     }
 
@@ -246,6 +259,41 @@ impl Engine {
             let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
             search::search(&ctx, &board, on_progress)
         })
+    }
+
+    /// Plays from `book` where it can: the best book move, or with `randomness` > 0 one of
+    /// its [`Book::candidates`], drawn with `seed` (`None`: no book).
+    pub fn set_book(&mut self, book: Option<Arc<Book>>, randomness: i32, seed: u64) {
+        self.book = book;
+        self.book_randomness = randomness.max(0);
+        self.book_seed = seed;
+        self.book_draws = 0;
+    }
+
+    /// Turns the book on or off; false if there is no book to turn on.
+    pub fn enable_book(&mut self, enabled: bool) -> bool {
+        self.book_enabled = enabled;
+        self.book.is_some() || !enabled
+    }
+
+    /// The book played from, unless it is turned off.
+    fn active_book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref().filter(|_| self.book_enabled)
+    }
+
+    /// The book's move in the current position, if it is in the book.
+    pub fn book_move(&mut self) -> Option<BookMove> {
+        self.book_draws += 1;
+        let random = crate::random::seeded_hash(self.book_seed, self.book_draws);
+        let position = self.position();
+        self.active_book()?
+            .choose(&position, self.book_randomness, random)
+    }
+
+    /// Every move the book knows in the current position, best first.
+    pub fn book_moves(&self) -> Vec<BookMove> {
+        self.active_book()
+            .map_or_else(Vec::new, |book| book.moves(&self.position().board))
     }
 
     /// Whether a stop has been requested since the flag was last cleared.

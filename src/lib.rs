@@ -1,10 +1,12 @@
 //! oxello: a multithreaded Othello engine.
 //!
 //! - [`board`]: the rules on bitboards (moves, flips, passes, scores, symmetries, hashing);
+//! - [`book`]: the opening book (positions merged under symmetry, values negamaxed);
 //! - [`notation`]: squares, board strings, transcripts, OBF, GGF and WTHOR, parsed and printed;
 //! - [`tools`]: the command-line tools built on the library (perft, ...).
 
 pub mod board;
+pub mod book;
 pub mod engine;
 pub mod eval;
 pub mod notation;

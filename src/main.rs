@@ -4,10 +4,11 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+use oxello::book::Book;
 use oxello::engine::EngineOptions;
 use oxello::eval::Evaluation;
 use oxello::protocol::ServerConfig;
-use oxello::tools::{arena, bench, eval_error, perft, selfplay, solve, train, tune_mpc};
+use oxello::tools::{arena, bench, book, eval_error, perft, selfplay, solve, train, tune_mpc};
 
 #[derive(Parser)]
 #[command(
@@ -35,6 +36,16 @@ struct Cli {
     #[arg(long, default_value_t = oxello::search::DEFAULT_SELECTIVITY,
           value_parser = clap::value_parser!(u8).range(0..=3))]
     selectivity: u8,
+    /// Opening book file for the engine (default: the built-in book).
+    #[arg(long, conflicts_with = "no_book")]
+    book: Option<std::path::PathBuf>,
+    /// Play without an opening book.
+    #[arg(long)]
+    no_book: bool,
+    /// Play any book move within this many discs of the best, as long as a game's book moves
+    /// give away no more than that in all (0: always the best), for variety.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=64))]
+    book_random: i32,
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
     #[arg(long, global = true)]
     log_level: Option<log::LevelFilter>,
@@ -61,6 +72,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Fit the midgame Multi-ProbCut table to searches of positions from games.
     TuneMpc(tune_mpc::TuneMpcArgs),
+    /// Opening book tools: build, show, extend, merge.
+    Book(book::BookArgs),
 }
 
 fn main() -> Result<()> {
@@ -76,6 +89,12 @@ fn main() -> Result<()> {
     match cli.command {
         None => oxello::protocol::serve(
             ServerConfig {
+                book: match (&cli.book, cli.no_book) {
+                    (_, true) => None,
+                    (Some(path), false) => Some(std::sync::Arc::new(Book::read_file(path)?)),
+                    (None, false) => Some(Book::builtin()),
+                },
+                book_randomness: cli.book_random,
                 evaluation,
                 engine: EngineOptions {
                     threads: cli.threads.unwrap_or(all_cores),
@@ -101,5 +120,6 @@ fn main() -> Result<()> {
         Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),
         Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
         Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &evaluation),
+        Some(Command::Book(args)) => book::run(args, cli.threads, &evaluation),
     }
 }

@@ -39,6 +39,7 @@ fn spec(name: &str, command: String, protocol: Protocol) -> EngineSpec {
         command,
         protocol,
         implicit_passes: false,
+        use_book: false,
     }
 }
 

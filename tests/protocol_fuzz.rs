@@ -32,6 +32,8 @@ fn run(input: Vec<u8>) -> String {
         depth: Some(1),
         move_time: None,
         selectivity: oxello::search::DEFAULT_SELECTIVITY,
+        book: Some(oxello::book::Book::builtin()),
+        book_randomness: 2,
     };
     let sink = Captured::default();
     serve(config, std::io::Cursor::new(input), sink.clone()).expect("the server ends cleanly");

@@ -41,6 +41,7 @@ fn administrative_commands_answer_exactly() {
         "time_left",
         "gogui-rules_legal_moves",
         "oxello-threads",
+        "oxello-book",
     ] {
         assert!(
             commands.lines().any(|c| c == command),
@@ -229,7 +230,7 @@ fn bad_input_gets_errors_and_leaves_the_position_alone() {
 
 #[test]
 fn quit_stops_a_long_search_at_once() {
-    let mut e = EngineProcess::start(&["--threads", "2", "--movetime", "20000"]);
+    let mut e = EngineProcess::start(&["--threads", "2", "--movetime", "20000", "--no-book"]);
     e.send("genmove b");
     std::thread::sleep(Duration::from_millis(300));
     let asked = Instant::now();
@@ -249,7 +250,7 @@ fn quit_stops_a_long_search_at_once() {
 
 #[test]
 fn end_of_input_during_a_search_answers_then_exits_cleanly() {
-    let mut e = EngineProcess::start(&["--threads", "2", "--movetime", "400"]);
+    let mut e = EngineProcess::start(&["--threads", "2", "--movetime", "400", "--no-book"]);
     e.send("genmove b");
     let mut e = e;
     let started = Instant::now();
@@ -265,7 +266,7 @@ fn end_of_input_during_a_search_answers_then_exits_cleanly() {
 
 #[test]
 fn time_settings_per_move_are_kept() {
-    let mut e = EngineProcess::start(&["--threads", "2"]);
+    let mut e = EngineProcess::start(&["--threads", "2", "--no-book"]);
     assert_eq!(e.gtp("time_settings 0 1 1"), ["= "]);
     for color in ["b", "w", "b", "w"] {
         let started = Instant::now();

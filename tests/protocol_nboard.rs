@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 
 const LONG: Duration = Duration::from_secs(60);
 
+/// An engine without its book (these tests are about the search; `tests/book.rs` plays from
+/// the book).
 fn start(args: &[&str]) -> EngineProcess {
-    let mut e = EngineProcess::start(args);
+    let mut e = EngineProcess::start(&[args, &["--no-book"]].concat());
     e.send("nboard 2");
     assert_eq!(e.line(LONG).as_deref(), Some("set myname oxello"));
     e

@@ -11,7 +11,7 @@ use crate::search::{GameClock, Limits, SearchOptions};
 use std::time::{Duration, Instant};
 
 /// Every command, as `list_commands` prints them.
-const COMMANDS: [&str; 30] = [
+const COMMANDS: [&str; 31] = [
     "protocol_version",
     "name",
     "version",
@@ -42,6 +42,7 @@ const COMMANDS: [&str; 30] = [
     "oxello-depth",
     "oxello-movetime",
     "oxello-position",
+    "oxello-book",
 ];
 
 /// Whether a raw line is the `quit` command (with or without an id).
@@ -231,16 +232,9 @@ impl GtpSession {
         }
     }
 
-    fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
-        let color = parse_color(argument(args, 0, "color")?)?;
-        if engine.position().board.is_game_over() {
-            return Ok("pass".to_string());
-        }
-        let before = engine.game().clone();
-        self.turn_of(engine, color)?;
-        let position = engine.position();
-        let started = Instant::now();
-        let limits = self.limits(&position);
+    /// Searches the current position for the move to play, logging each iteration.
+    fn search(&self, engine: &mut Engine, position: &Position) -> Move {
+        let limits = self.limits(position);
         let result = engine.search(&limits, self.search, &mut |p| {
             log::info!(
                 "depth {}@{}% score {:+} nodes {} nps {} pv {}",
@@ -255,7 +249,29 @@ impl GtpSession {
                     .join(" ")
             );
         });
-        let mv = result.best_move.map_or(Move::Pass, Move::Play);
+        result.best_move.map_or(Move::Pass, Move::Play)
+    }
+
+    fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
+        let color = parse_color(argument(args, 0, "color")?)?;
+        if engine.position().board.is_game_over() {
+            return Ok("pass".to_string());
+        }
+        let before = engine.game().clone();
+        self.turn_of(engine, color)?;
+        let position = engine.position();
+        let started = Instant::now();
+        let mv = match engine.book_move() {
+            Some(choice) => {
+                log::info!(
+                    "book move {} value {:+}",
+                    format_square(choice.square),
+                    choice.value
+                );
+                Move::Play(choice.square)
+            }
+            None => self.search(engine, &position),
+        };
         if commit {
             engine.play(mv).expect("the search returns a legal move");
             self.charge(color, started.elapsed().as_secs_f64());
@@ -383,6 +399,15 @@ impl GtpSession {
                 self.setting(command, args, engine)
             }
             "oxello-position" => Ok(crate::notation::format_position(&position)),
+            "oxello-book" => match argument(args, 0, "on or off")? {
+                "on" if engine.enable_book(true) => Ok(String::new()),
+                "on" => Err("there is no book to play from (started with --no-book)".to_string()),
+                "off" => {
+                    engine.enable_book(false);
+                    Ok(String::new())
+                }
+                other => Err(format!("oxello-book takes on or off, not '{other}'")),
+            },
             _ => Err("unknown command".to_string()),
         }
     }

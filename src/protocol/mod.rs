@@ -12,12 +12,14 @@ mod output;
 
 pub use input::MAX_LINE_BYTES;
 
+use crate::book::Book;
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::search::SearchOptions;
 use input::{spawn_reader, Input, Interrupts};
 use output::Output;
 use std::io::{Read, Write};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Default search depth when neither a depth nor a time is given.
@@ -34,6 +36,10 @@ pub struct ServerConfig {
     pub move_time: Option<Duration>,
     /// Midgame Multi-ProbCut level of every search (0: full width).
     pub selectivity: u8,
+    /// The opening book played from, if any.
+    pub book: Option<Arc<Book>>,
+    /// Book moves within this many discs of the best are played at random (0: the best).
+    pub book_randomness: i32,
 }
 
 impl ServerConfig {
@@ -96,6 +102,14 @@ trait Session {
     fn overlong(&mut self, out: &Output);
 }
 
+/// A seed that differs from run to run, for the book's random choices.
+fn time_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ u64::from(std::process::id()) << 32
+}
+
 /// Serves one connection until `quit` or end of input.
 pub fn serve(
     config: ServerConfig,
@@ -103,6 +117,7 @@ pub fn serve(
     sink: impl Write + Send + 'static,
 ) -> anyhow::Result<()> {
     let mut engine = Engine::with_evaluation(config.engine, config.evaluation.clone())?;
+    engine.set_book(config.book.clone(), config.book_randomness, time_seed());
     let out = Output::new(sink);
     let interrupts = Interrupts::new(engine.stop_flag());
     let messages = spawn_reader(source, interrupts.clone());

@@ -147,6 +147,14 @@ impl NBoardSession {
 
     fn go(&mut self, engine: &mut Engine, out: &Output) {
         let position = engine.position();
+        if let Some(choice) = engine.book_move() {
+            out.send(&format!(
+                "=== {}/{:.2}/0.000",
+                format_move(Move::Play(choice.square)),
+                f64::from(choice.value)
+            ));
+            return;
+        }
         let limits = self.move_limits(&position);
         let result = engine.search(&limits, self.search, &mut |p| {
             out.send(&format!(
@@ -177,6 +185,23 @@ impl NBoardSession {
         let position = engine.position();
         if position.board.is_game_over() {
             return self.fail(out, "hint: the game is over");
+        }
+        let book_moves = engine.book_moves();
+        if !book_moves.is_empty() {
+            for m in book_moves.iter().take(count) {
+                let depth = if m.exact {
+                    "100%".to_string()
+                } else {
+                    m.depth.to_string()
+                };
+                out.send(&format!(
+                    "book {} {:.2} {} {depth}",
+                    format_move(Move::Play(m.square)),
+                    f64::from(m.value),
+                    m.games
+                ));
+            }
+            return;
         }
         let limits = Limits {
             depth: level_depth(self.depth, position.board.empty_count()),

@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod bench;
+pub mod book;
 pub mod dataset;
 pub mod eval_error;
 pub mod perft;

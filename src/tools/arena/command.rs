@@ -39,6 +39,14 @@ pub struct MatchArgs {
     /// How many openings to play (each twice).
     #[arg(long, default_value_t = 50)]
     openings: usize,
+    /// Play every game from the start position instead of from openings (with books, and
+    /// `--book-random` for variety).
+    #[arg(long, conflicts_with = "openings_file")]
+    from_start: bool,
+    /// Let the engines play from their opening books in games from openings (always on with
+    /// --from-start). Off, oxello engines speaking GTP are told `oxello-book off`.
+    #[arg(long)]
+    books: bool,
     /// Seed for choosing the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -121,15 +129,21 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
                 command: args.engine1,
                 protocol: args.protocol1,
                 implicit_passes: args.implicit_passes1,
+                use_book: args.books || args.from_start,
             },
             EngineSpec {
                 name: engine_name(args.name2, &args.engine2),
                 command: args.engine2,
                 protocol: args.protocol2,
                 implicit_passes: args.implicit_passes2,
+                use_book: args.books || args.from_start,
             },
         ],
-        openings: choose_openings(&all, args.openings, args.seed),
+        openings: if args.from_start {
+            vec![Vec::new(); args.openings]
+        } else {
+            choose_openings(&all, args.openings, args.seed)
+        },
         time,
         margin: std::time::Duration::from_millis(args.margin),
         concurrency: args.concurrency,

@@ -32,6 +32,10 @@ pub struct EngineSpec {
     pub protocol: Protocol,
     /// GTP only: do not send `play <color> pass` (GRhino refuses it and inserts passes itself).
     pub implicit_passes: bool,
+    /// Whether the engine may play from its opening book. Off, an engine that knows the GTP
+    /// command `oxello-book` is told `oxello-book off`; other engines keep what their command
+    /// line chose.
+    pub use_book: bool,
 }
 
 /// The time control of a match.
@@ -89,6 +93,13 @@ impl Player {
         match spec.protocol {
             Protocol::Gtp => {
                 player.gtp("protocol_version", SETUP_TIMEOUT)?;
+                if !spec.use_book
+                    && player
+                        .gtp("known_command oxello-book", SETUP_TIMEOUT)
+                        .is_ok_and(|known| known == "true")
+                {
+                    player.gtp("oxello-book off", SETUP_TIMEOUT)?;
+                }
             }
             Protocol::NBoard => {
                 player.process.send("nboard 2")?;

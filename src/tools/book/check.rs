@@ -1,0 +1,140 @@
+//! `oxello book check`: how much the book's moves lose by a deeper search. A sample of book
+//! positions is searched a few plies deeper than the book was built; every move the book
+//! would play there (within `--randomness` discs of its best) is searched as deep, and its
+//! loss is the deeper best score minus the move's deeper score.
+
+use super::worker_options;
+use crate::board::{Board, Color, Position};
+use crate::book::Book;
+use crate::engine::{level_depth, Engine};
+use crate::eval::Evaluation;
+use crate::random::seeded_hash;
+use crate::search::{Limits, SearchOptions};
+use crate::tools::progress_bar;
+use std::path::PathBuf;
+
+/// `oxello book check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The book to check (default: the built-in book).
+    #[arg(long)]
+    book: Option<PathBuf>,
+    /// How many book positions to check.
+    #[arg(long, default_value_t = 100)]
+    sample: usize,
+    /// Plies beyond each position's own search depth.
+    #[arg(long, default_value_t = 4)]
+    extra_depth: u32,
+    /// Check every book move within this many discs of the book's best (all that
+    /// `--book-random` may play there, and more).
+    #[arg(long, default_value_t = 2)]
+    randomness: i32,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// The score of `board` for the side to move by a search of `depth` plies.
+fn searched_score(engine: &mut Engine, board: &Board, depth: u32) -> i32 {
+    if board.is_game_over() {
+        return board.final_score();
+    }
+    let position = Position {
+        board: *board,
+        side_to_move: Color::Black,
+    };
+    let limits = Limits {
+        depth: level_depth(depth, board.empty_count()),
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    engine
+        .search_at(&position, &limits, options, &mut |_| {})
+        .score
+}
+
+/// Runs `oxello book check` with `threads` search threads.
+pub fn run(
+    args: &CheckArgs,
+    threads: Option<usize>,
+    evaluation: &Evaluation,
+) -> anyhow::Result<()> {
+    let book = match &args.book {
+        Some(path) => std::sync::Arc::new(Book::read_file(path)?),
+        None => Book::builtin(),
+    };
+    let mut sample: Vec<(u64, Board, u8)> = book
+        .entries()
+        .iter()
+        .filter(|e| !e.exact)
+        .enumerate()
+        .map(|(i, e)| (seeded_hash(args.seed, i as u64), e.board, e.depth))
+        .collect();
+    sample.sort_unstable_by_key(|(draw, _, _)| *draw);
+    sample.truncate(args.sample);
+    let mut engine = Engine::with_evaluation(
+        crate::engine::EngineOptions {
+            threads: threads.unwrap_or_else(crate::engine::all_cores),
+            ..worker_options()
+        },
+        evaluation.clone(),
+    )?;
+    let bar = progress_bar(
+        sample.len() as u64,
+        "{bar:30} {pos}/{len} positions checked [{elapsed}<{eta}]",
+    );
+    let mut losses: Vec<(i32, Board, u8)> = Vec::new();
+    for &(_, board, depth) in &sample {
+        let deeper = u32::from(depth) + args.extra_depth;
+        let best = searched_score(&mut engine, &board, deeper);
+        let moves = book.moves(&board);
+        let book_best = moves.first().map_or(0, |m| m.value);
+        for m in moves
+            .iter()
+            .take_while(|m| m.value >= book_best - args.randomness.max(0))
+        {
+            let next = board.play(m.square as usize).expect("book moves are legal");
+            let score = if next.moves() == 0 && !next.is_game_over() {
+                searched_score(&mut engine, &next.pass(), deeper - 1)
+            } else {
+                -searched_score(&mut engine, &next, deeper - 1)
+            };
+            losses.push(((best - score).max(0), board, m.square));
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    losses.sort_by_key(|(loss, _, _)| std::cmp::Reverse(*loss));
+    let count = losses.len().max(1) as f64;
+    let over = |discs: i32| losses.iter().filter(|(l, _, _)| *l > discs).count();
+    println!(
+        "{} positions, {} book moves checked {} plies deeper than built",
+        sample.len(),
+        losses.len(),
+        args.extra_depth
+    );
+    println!(
+        "loss: mean {:.2}, median {}, max {}; over 2 discs: {} ({:.1}%), over 4: {} ({:.1}%)",
+        losses.iter().map(|(l, _, _)| f64::from(*l)).sum::<f64>() / count,
+        losses.get(losses.len() / 2).map_or(0, |(l, _, _)| *l),
+        losses.first().map_or(0, |(l, _, _)| *l),
+        over(2),
+        100.0 * over(2) as f64 / count,
+        over(4),
+        100.0 * over(4) as f64 / count,
+    );
+    for (loss, board, square) in losses.iter().take(5).filter(|(l, _, _)| *l > 2) {
+        println!(
+            "  loses {loss}: {} in {}",
+            crate::notation::format_square(*square).to_ascii_lowercase(),
+            crate::notation::format_position(&Position {
+                board: *board,
+                side_to_move: Color::Black,
+            })
+        );
+    }
+    Ok(())
+}

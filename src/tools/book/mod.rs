@@ -1,0 +1,158 @@
+//! `oxello book`: build an opening book from games, show what it knows, extend it along the
+//! lines it plays, merge shards, and check its moves by deeper searches. The book itself
+//! (format, lookup, negamax) is [`crate::book`]; these tools search its positions.
+
+pub mod build;
+pub mod check;
+pub mod extend;
+pub mod merge;
+pub mod show;
+
+use crate::board::{Board, Color, Position};
+use crate::book::{BookEntry, NO_MOVE};
+use crate::engine::{level_depth, Engine};
+use crate::eval::Evaluation;
+use crate::search::{Limits, Proof, SearchOptions};
+
+/// `oxello book`: the book tools.
+#[derive(clap::Args, Debug)]
+pub struct BookArgs {
+    #[command(subcommand)]
+    command: BookCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum BookCommand {
+    /// Build a book from games: positions up to a ply limit, each exit searched.
+    Build(build::BuildArgs),
+    /// List the book moves of a position with their values.
+    Show(show::ShowArgs),
+    /// Deepen the lines the book plays, searching the positions they reach.
+    Extend(extend::ExtendArgs),
+    /// Join books (e.g. the shards of a build) into one.
+    Merge(merge::MergeArgs),
+    /// Measure what the book's moves lose by deeper searches of a sample of positions.
+    Check(check::CheckArgs),
+}
+
+/// Runs `oxello book`, searching with `evaluation`; `threads` is the global `--threads` option
+/// (default: all cores).
+pub fn run(args: BookArgs, threads: Option<usize>, evaluation: &Evaluation) -> anyhow::Result<()> {
+    match args.command {
+        BookCommand::Build(args) => build::run(&args, threads, evaluation),
+        BookCommand::Show(args) => show::run(&args),
+        BookCommand::Extend(args) => extend::run(&args, threads, evaluation),
+        BookCommand::Merge(args) => merge::run(&args),
+        BookCommand::Check(args) => check::run(&args, threads, evaluation),
+    }
+}
+
+/// How the book's positions are searched.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ExitSearchArgs {
+    /// Midgame depth of every search.
+    #[arg(long, default_value_t = 12)]
+    pub depth: u32,
+    /// Positions with at most this many empty squares are solved exactly (default: the
+    /// depth + 4, as the engine's levels do).
+    #[arg(long)]
+    pub exact_empties: Option<u32>,
+}
+
+impl ExitSearchArgs {
+    /// The limits of the search of a position with `empties` empty squares.
+    fn limits(&self, empties: u32) -> Limits {
+        let depth = match self.exact_empties {
+            Some(exact) => (empties > exact).then_some(self.depth),
+            None => level_depth(self.depth, empties),
+        };
+        Limits {
+            depth,
+            ..Limits::default()
+        }
+    }
+}
+
+/// Searches `board`'s best move among those not in `staying` (the moves that reach book
+/// positions) and returns the position's book entry: that move and its score, or no exit when
+/// every legal move stays in the book. The entry's value is the exit's until negamaxed.
+pub fn search_exit(
+    engine: &mut Engine,
+    board: &Board,
+    staying: u64,
+    games: u32,
+    search: ExitSearchArgs,
+) -> BookEntry {
+    let exits = board.moves() & !staying;
+    let depth = search.depth.min(60) as u8;
+    if exits == 0 {
+        return BookEntry {
+            board: *board,
+            value: 0,
+            exit_move: NO_MOVE,
+            exit_score: 0,
+            depth,
+            exact: false,
+            games,
+        };
+    }
+    let position = Position {
+        board: *board,
+        side_to_move: Color::Black,
+    };
+    let limits = search.limits(board.empty_count());
+    let options = SearchOptions {
+        root_moves: exits,
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    let result = engine.search_at(&position, &limits, options, &mut |_| {});
+    let score = result.score.clamp(-64, 64) as i8;
+    BookEntry {
+        board: *board,
+        value: score,
+        exit_move: result.best_move.unwrap_or(NO_MOVE),
+        exit_score: score,
+        depth,
+        exact: result.proof == Proof::Exact,
+        games,
+    }
+}
+
+/// The engine options of the book's searches: one thread each, the default table.
+fn worker_options() -> crate::engine::EngineOptions {
+    crate::engine::EngineOptions {
+        threads: 1,
+        ..Default::default()
+    }
+}
+
+/// How a book's search depth reads: "exact" or "depth 12".
+fn depth_text(depth: u8, exact: bool) -> String {
+    if exact {
+        "exact".to_string()
+    } else {
+        format!("depth {depth}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_empties_decides_where_searches_solve_to_the_end() {
+        let default = ExitSearchArgs {
+            depth: 12,
+            exact_empties: None,
+        };
+        assert_eq!(default.limits(16).depth, None);
+        assert_eq!(default.limits(17).depth, Some(12));
+        let wider = ExitSearchArgs {
+            exact_empties: Some(20),
+            ..default
+        };
+        assert_eq!(wider.limits(20).depth, None);
+        assert_eq!(wider.limits(21).depth, Some(12));
+    }
+}

@@ -1,0 +1,388 @@
+//! The opening book end to end: `book build` from games (whole, sharded and merged, resumed),
+//! `book show`, `book extend`, damaged files refused, and the engine playing from a book over
+//! GTP and NBoard.
+
+#[path = "common/cli.rs"]
+mod cli;
+mod common;
+#[path = "common/engine_process.rs"]
+mod engine_process;
+
+use cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
+use common::fixture;
+use engine_process::EngineProcess;
+use oxello::board::{Board, Move, Position, Squares, Symmetry};
+use oxello::book::{Book, BookEntry};
+use oxello::notation::{format_square, parse_square, read_wthor_file};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const GAMES: &str = "logistello-book-excerpt.wtb";
+const PLIES: usize = 8;
+
+/// Builds a book from the fixture games into `dir/name`, with `extra` options.
+fn build(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let games = fixture(GAMES);
+    let plies = PLIES.to_string();
+    let mut args = vec![
+        "--threads",
+        "1",
+        "book",
+        "build",
+        games.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--plies",
+        &plies,
+        "--depth",
+        "4",
+    ];
+    args.extend_from_slice(extra);
+    assert_prints(&oxello_in(dir, &args), "positions");
+    out
+}
+
+/// The positions within `PLIES` moves of the fixture's games that two or more games reach, in
+/// their least symmetric form: worked out here from the WTHOR records alone.
+fn positions_of_two_games_or_more() -> HashMap<Board, u32> {
+    let file = read_wthor_file(&std::fs::read(fixture(GAMES)).unwrap()).unwrap();
+    let mut counts: HashMap<Board, u32> = HashMap::new();
+    for game in &file.games {
+        let (moves, _) = game.replay().unwrap();
+        let mut position = Position::START;
+        for &mv in moves.iter().take(PLIES + 1) {
+            if position.board.moves() != 0 {
+                let least = Symmetry::ALL
+                    .iter()
+                    .map(|&s| position.board.transformed(s))
+                    .min_by_key(|b| (b.player, b.opponent))
+                    .unwrap();
+                *counts.entry(least).or_default() += 1;
+            }
+            position = position.play(mv).unwrap();
+        }
+    }
+    counts.retain(|_, games| *games >= 2);
+    counts
+}
+
+#[test]
+fn a_build_holds_the_positions_of_the_games_with_negamaxed_values() {
+    let dir = scratch_dir("book-build");
+    let path = build(&dir, "whole.book", &[]);
+    let book = Book::read_file(&path).unwrap();
+    let expected = positions_of_two_games_or_more();
+    assert_eq!(book.len(), expected.len());
+    for entry in book.entries() {
+        assert_eq!(expected.get(&entry.board), Some(&entry.games), "{entry:?}");
+        assert_eq!(entry.depth, 4);
+        let moves = book.moves(&entry.board);
+        assert!(!moves.is_empty(), "{entry:?}");
+        // A position is worth its best move; the moves reaching book positions are worth
+        // what those positions are worth for the other side.
+        assert_eq!(i32::from(entry.value), moves[0].value, "{entry:?}");
+        for m in moves.iter().filter(|m| !m.leaves_book) {
+            let next = entry.board.play(m.square as usize).unwrap();
+            assert_eq!(m.value, -i32::from(book.get(&next).unwrap().value));
+        }
+    }
+    assert!(book.contains(&Board::START));
+
+    // Run again: everything is searched already, so the run only reports.
+    let out = oxello_in(
+        &dir,
+        &[
+            "--threads",
+            "1",
+            "book",
+            "build",
+            fixture(GAMES).to_str().unwrap(),
+            "--out",
+            path.to_str().unwrap(),
+            "--plies",
+            &PLIES.to_string(),
+            "--depth",
+            "4",
+        ],
+    );
+    assert_prints(&out, "(0 of this shard's");
+    assert_eq!(Book::read_file(&path).unwrap(), book);
+}
+
+#[test]
+fn shards_merge_into_the_whole_book() {
+    let dir = scratch_dir("book-shards");
+    let whole = Book::read_file(&build(&dir, "whole.book", &[])).unwrap();
+    let first = build(&dir, "first.book", &["--shard", "0/2"]);
+    let second = build(&dir, "second.book", &["--shard", "1/2"]);
+    let (a, b) = (
+        Book::read_file(&first).unwrap(),
+        Book::read_file(&second).unwrap(),
+    );
+    assert!(!a.is_empty() && !b.is_empty());
+    assert_eq!(a.len() + b.len(), whole.len());
+    let merged = dir.join("merged.book");
+    assert_prints(
+        &oxello_in(
+            &dir,
+            &[
+                "book",
+                "merge",
+                first.to_str().unwrap(),
+                second.to_str().unwrap(),
+                "--out",
+                merged.to_str().unwrap(),
+            ],
+        ),
+        &format!("{} positions from 2 books", whole.len()),
+    );
+    let merged = Book::read_file(&merged).unwrap();
+    let boards = |book: &Book| book.entries().iter().map(|e| e.board).collect::<Vec<_>>();
+    assert_eq!(boards(&merged), boards(&whole));
+}
+
+#[test]
+fn show_lists_the_book_moves_of_a_position() {
+    let dir = scratch_dir("book-show");
+    let path = build(&dir, "show.book", &[]);
+    let book = Book::read_file(&path).unwrap();
+    let out = oxello_in(
+        &dir,
+        &["book", "show", "--book", path.to_str().unwrap(), "f5"],
+    );
+    let after_f5 = Board::START
+        .play(parse_square("f5").unwrap() as usize)
+        .unwrap();
+    let value = book.get(&after_f5).unwrap().value;
+    assert_prints(&out, &format!("White to move: value {value:+}"));
+    for m in book.moves(&after_f5) {
+        let row = format!(
+            "{:<4}  {:>+5}",
+            format_square(m.square).to_ascii_lowercase(),
+            m.value
+        );
+        assert!(text(&out.stdout).contains(&row), "{row} missing");
+    }
+    let out = oxello_in(
+        &dir,
+        &["book", "show", "--book", path.to_str().unwrap(), "a1"],
+    );
+    assert_fails_with(&out, "bad moves 'a1'");
+    let deep = "f5d6c3d3c4f4f6f3e6e7d7";
+    let out = oxello_in(
+        &dir,
+        &["book", "show", "--book", path.to_str().unwrap(), deep],
+    );
+    assert_prints(&out, "not in the book");
+}
+
+#[test]
+fn extend_deepens_the_lines_the_book_plays() {
+    let dir = scratch_dir("book-extend");
+    let path = build(&dir, "extend.book", &[]);
+    let before = Book::read_file(&path).unwrap();
+    let copy = dir.join("copy.book");
+    std::fs::copy(&path, &copy).unwrap();
+    let extend = |book: &Path| {
+        oxello_in(
+            &dir,
+            &[
+                "--threads",
+                "1",
+                "book",
+                "extend",
+                book.to_str().unwrap(),
+                "--lines",
+                "3",
+                "--plies",
+                "14",
+                "--depth",
+                "3",
+            ],
+        )
+    };
+    assert_prints(&extend(&path), "added by 3 lines");
+    let after = Book::read_file(&path).unwrap();
+    assert!(
+        after.len() > before.len(),
+        "{} -> {}",
+        before.len(),
+        after.len()
+    );
+    for entry in before.entries() {
+        assert!(after.contains(&entry.board));
+    }
+    // The same seed and options repeat the same lines.
+    assert_prints(&extend(&copy), "added by 3 lines");
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&path).unwrap());
+}
+
+#[test]
+fn check_searches_the_book_moves_deeper() {
+    let dir = scratch_dir("book-check");
+    let path = build(&dir, "check.book", &[]);
+    let out = oxello_in(
+        &dir,
+        &[
+            "--threads",
+            "1",
+            "book",
+            "check",
+            "--book",
+            path.to_str().unwrap(),
+            "--sample",
+            "6",
+            "--extra-depth",
+            "1",
+        ],
+    );
+    assert_prints(&out, "6 positions,");
+    assert_prints(&out, "checked 1 plies deeper than built");
+}
+
+#[test]
+fn damaged_books_are_refused_with_a_reason() {
+    let dir = scratch_dir("book-damaged");
+    let path = build(&dir, "good.book", &[]);
+    let bytes = std::fs::read(&path).unwrap();
+    let cases: [(&str, Vec<u8>, &str); 3] = [
+        (
+            "text.book",
+            b"not a book at all".to_vec(),
+            "not an oxello book",
+        ),
+        (
+            "short.book",
+            bytes[..bytes.len() - 10].to_vec(),
+            "truncated",
+        ),
+        (
+            "flipped.book",
+            {
+                let mut b = bytes.clone();
+                b[40] ^= 1;
+                b
+            },
+            "checksum",
+        ),
+    ];
+    for (name, content, reason) in cases {
+        let bad = dir.join(name);
+        std::fs::write(&bad, content).unwrap();
+        let out = oxello_in(&dir, &["book", "show", "--book", bad.to_str().unwrap()]);
+        assert_fails_with(&out, reason);
+        let out = oxello_in(&dir, &["--book", bad.to_str().unwrap()]);
+        assert_fails_with(&out, reason);
+    }
+    let out = oxello_in(&dir, &["book", "show", "--book", "no-such.book"]);
+    assert_fails_with(&out, "cannot read no-such.book");
+}
+
+/// A book of one position, White to move after f5, whose only known move is `exit`.
+fn one_position_book(dir: &Path, exit: Move) -> PathBuf {
+    let Move::Play(square) = exit else {
+        panic!("a pass is no exit")
+    };
+    let after_f5 = Board::START
+        .play(parse_square("f5").unwrap() as usize)
+        .unwrap();
+    let book = Book::new([BookEntry {
+        board: after_f5,
+        value: 0,
+        exit_move: square,
+        exit_score: 10,
+        depth: 20,
+        exact: false,
+        games: 7,
+    }]);
+    let path = dir.join("one.book");
+    book.write_file(&path).unwrap();
+    path
+}
+
+/// White's reply to f5 from a 2-ply search without a book.
+fn searched_reply_to_f5() -> Move {
+    let mut e = EngineProcess::start(&["--depth", "2", "--threads", "1", "--no-book"]);
+    assert_eq!(e.gtp("play b f5"), ["= "]);
+    let reply = e.gtp("genmove w");
+    oxello::notation::parse_move(reply[0].trim_start_matches("= ")).unwrap()
+}
+
+/// A reply to f5 that the search does not choose.
+fn another_reply_to_f5(searched: Move) -> Move {
+    let after_f5 = Board::START
+        .play(parse_square("f5").unwrap() as usize)
+        .unwrap();
+    Squares(after_f5.moves())
+        .map(|sq| Move::Play(sq as u8))
+        .find(|&m| m != searched)
+        .unwrap()
+}
+
+#[test]
+fn gtp_plays_from_the_book_until_told_not_to() {
+    let dir = scratch_dir("book-gtp");
+    let searched = searched_reply_to_f5();
+    let booked = another_reply_to_f5(searched);
+    let path = one_position_book(&dir, booked);
+    let name = |m: Move| oxello::notation::format_move(m);
+    let mut e = EngineProcess::start(&[
+        "--depth",
+        "2",
+        "--threads",
+        "1",
+        "--book",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(e.gtp("play b f5"), ["= "]);
+    assert_eq!(e.gtp("genmove w"), [format!("= {}", name(booked))]);
+    assert_eq!(e.gtp("undo"), ["= "]);
+    assert_eq!(e.gtp("oxello-book off"), ["= "]);
+    assert_eq!(e.gtp("genmove w"), [format!("= {}", name(searched))]);
+    assert_eq!(e.gtp("undo"), ["= "]);
+    assert_eq!(e.gtp("oxello-book on"), ["= "]);
+    assert_eq!(e.gtp("genmove w"), [format!("= {}", name(booked))]);
+    assert_eq!(
+        e.gtp("oxello-book maybe"),
+        ["? oxello-book takes on or off, not 'maybe'"]
+    );
+    assert!(e.close(Duration::from_secs(5)).success());
+
+    let mut e = EngineProcess::start(&["--depth", "2", "--threads", "1", "--no-book"]);
+    assert_eq!(
+        e.gtp("oxello-book on"),
+        ["? there is no book to play from (started with --no-book)"]
+    );
+    assert!(e.close(Duration::from_secs(5)).success());
+}
+
+#[test]
+fn nboard_hints_list_book_moves_and_go_plays_one() {
+    let dir = scratch_dir("book-nboard");
+    let booked = another_reply_to_f5(searched_reply_to_f5());
+    let path = one_position_book(&dir, booked);
+    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
+    e.send("nboard 2");
+    assert_eq!(
+        e.line(Duration::from_secs(30)).as_deref(),
+        Some("set myname oxello")
+    );
+    e.send("set depth 2");
+    e.send("set game (;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *];)");
+    e.send("move f5");
+    e.send("hint 3");
+    e.send("ping 1");
+    let lines = e.until(Duration::from_secs(30), |l| l == "pong 1");
+    let name = oxello::notation::format_move(booked);
+    assert_eq!(
+        lines,
+        [format!("book {name} 10.00 0 20"), "pong 1".to_string()]
+    );
+    e.send("go");
+    let lines = e.until(Duration::from_secs(30), |l| l.starts_with("=== "));
+    assert_eq!(lines, [format!("=== {name}/10.00/0.000")]);
+    e.send("quit");
+    assert!(e.close(Duration::from_secs(5)).success());
+}
