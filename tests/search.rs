@@ -126,14 +126,19 @@ fn random_boards(count: u64) -> Vec<Board> {
         .collect()
 }
 
+/// A pool of one thread, where a search is serial and so reproducible.
+fn one_thread_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn pvs_with_table_equals_plain_minimax() {
     let eval = SimpleEvaluator;
     let stop = AtomicBool::new(false);
-    let single = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let single = one_thread_pool();
     let mut compared = 0;
     for board in random_boards(240) {
         for depth in 1..=5 {
@@ -188,10 +193,7 @@ fn pvs_with_table_equals_plain_minimax() {
 fn a_search_restricted_to_some_root_moves_equals_minimax_over_them() {
     let eval = SimpleEvaluator;
     let stop = AtomicBool::new(false);
-    let single = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let single = one_thread_pool();
     let mut compared = 0;
     for board in random_boards(120) {
         let moves = board.moves();

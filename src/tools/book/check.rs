@@ -3,7 +3,7 @@
 //! would play there (within `--randomness` discs of its best) is searched as deep, and its
 //! loss is the deeper best score minus the move's deeper score.
 
-use super::worker_options;
+use super::engine_on;
 use crate::board::{Board, Color, Position};
 use crate::book::Book;
 use crate::engine::{level_depth, Engine};
@@ -75,13 +75,7 @@ pub fn run(
         .collect();
     sample.sort_unstable_by_key(|(draw, _, _)| *draw);
     sample.truncate(args.sample);
-    let mut engine = Engine::with_evaluation(
-        crate::engine::EngineOptions {
-            threads: threads.unwrap_or_else(crate::engine::all_cores),
-            ..worker_options()
-        },
-        evaluation.clone(),
-    )?;
+    let mut engine = engine_on(threads, evaluation)?;
     let bar = progress_bar(
         sample.len() as u64,
         "{bar:30} {pos}/{len} positions checked [{elapsed}<{eta}]",

@@ -5,7 +5,7 @@
 //! The book is saved after every line, so an interrupted run keeps what it added; lines are
 //! drawn from the seed, so a rerun with the same options repeats the same choices.
 
-use super::{search_exit, worker_options, ExitSearchArgs};
+use super::{engine_on, search_exit, ExitSearchArgs};
 use crate::board::{Board, Move, Position};
 use crate::book::{is_book_position, Book};
 use crate::engine::Engine;
@@ -96,13 +96,7 @@ pub fn run(
         );
     }
     let before = book.len();
-    let mut engine = Engine::with_evaluation(
-        crate::engine::EngineOptions {
-            threads: threads.unwrap_or_else(crate::engine::all_cores),
-            ..worker_options()
-        },
-        evaluation.clone(),
-    )?;
+    let mut engine = engine_on(threads, evaluation)?;
     let bar = progress_bar(
         args.lines,
         "{bar:30} {pos}/{len} lines {msg} [{elapsed}<{eta}]",

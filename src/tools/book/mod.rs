@@ -127,6 +127,18 @@ fn worker_options() -> crate::engine::EngineOptions {
     }
 }
 
+/// One engine searching on `threads` threads (default: all cores), for the tools that search
+/// one position at a time.
+fn engine_on(threads: Option<usize>, evaluation: &Evaluation) -> anyhow::Result<Engine> {
+    Ok(Engine::with_evaluation(
+        crate::engine::EngineOptions {
+            threads: threads.unwrap_or_else(crate::engine::all_cores),
+            ..worker_options()
+        },
+        evaluation.clone(),
+    )?)
+}
+
 /// How a book's search depth reads: "exact" or "depth 12".
 fn depth_text(depth: u8, exact: bool) -> String {
     if exact {
