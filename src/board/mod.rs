@@ -12,7 +12,7 @@ mod symmetry;
 pub use flips::{flips, flips_portable};
 pub use hash::hash_key;
 pub use last_flip::last_flip_count;
-pub use moves::{legal_moves, legal_moves_portable};
+pub use moves::{adjacent_empties, legal_moves, legal_moves_portable};
 pub use position::{IllegalMove, Move, Position};
 pub use stability::stable_discs;
 pub use symmetry::Symmetry;

@@ -6,6 +6,16 @@
 /// a- or h-file can never be flanked sideways, and masking them stops shifts from wrapping rows.
 const INNER_FILES: u64 = 0x7E7E_7E7E_7E7E_7E7E;
 
+/// Empty squares next to at least one disc of `discs` (all 8 directions): the potential
+/// mobility of the other side against those discs.
+#[inline]
+pub const fn adjacent_empties(discs: u64, empties: u64) -> u64 {
+    let horizontal =
+        ((discs << 1) & 0xFEFE_FEFE_FEFE_FEFE) | ((discs >> 1) & 0x7F7F_7F7F_7F7F_7F7F);
+    let around = horizontal | discs;
+    (horizontal | (around << 8) | (around >> 8)) & empties
+}
+
 /// The legal moves of `player` against `opponent`, as a bitboard (bit 0 = a1, bit 63 = h8).
 #[inline]
 pub fn legal_moves(player: u64, opponent: u64) -> u64 {

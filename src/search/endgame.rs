@@ -20,13 +20,13 @@
 //! also try a probable cut, and what they store from `PROBABLE_CUT_MIN_EMPTIES` up is marked
 //! selective in the table so the exact iteration takes only their moves, never their bounds.
 
+use super::context::Searcher;
 use super::endgame_cache;
-use super::midgame::Searcher;
-use super::node::adjacent_empties;
 use super::parallel::{in_order, SharedBest};
+use super::probcut::{PROBABLE_CUT_MIN_EMPTIES, SELECTIVE_LEVELS};
 use super::tt::NO_MOVE;
 use super::INFINITY;
-use crate::board::{last_flip_count, Board, Squares};
+use crate::board::{adjacent_empties, last_flip_count, Board, Squares};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use std::cmp::Reverse;
@@ -46,17 +46,9 @@ pub const EVAL_ORDER_MIN_EMPTIES: u32 = 14;
 const EVAL_ORDER_WEIGHT: i32 = 2;
 /// From this many empties moves are ordered by a shallow search with the evaluation instead.
 pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
-/// From this many empties the selective iterations try probable cuts.
-pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
-/// Selective iterations before the exact one; they run from this level down to 1.
-pub const SELECTIVE_LEVELS: u8 = 3;
 /// Probable-cut margin in discs of each selectivity level (level 1 first): the higher the
 /// level, the narrower the margin and the more cuts.
 const PROBABLE_CUT_MARGINS: [i32; SELECTIVE_LEVELS as usize] = [12, 8, 4];
-const _: () = assert!(
-    SELECTIVE_LEVELS <= super::tt::MAX_SELECTIVITY,
-    "the table records every selective level"
-);
 
 /// Depth of the ordering search at `empties` (at least `SHALLOW_ORDER_MIN_EMPTIES`): one ply
 /// more every three empties.

@@ -1,213 +1,23 @@
-//! Principal variation search with iterative deepening and aspiration windows.
-//!
-//! [`SearchContext`] holds what every thread shares (table, evaluator, stop flag, limits, node
-//! count); a `Searcher` is one thread's view of it. The recursion is generic over
-//! [`SearchNode`], so Othello and the test trees run the same alpha-beta.
+//! Principal variation search with iterative deepening and aspiration windows, generic over
+//! [`SearchNode`], so that Othello and the test trees run the same alpha-beta: the recursion
+//! (`Searcher::pvs`, with Multi-ProbCut), the parallel splits of a node's moves after the
+//! first, and the iterations at the root. Where a node reaches the end of the game, the
+//! game's own solver takes over through [`SearchNode::solve_null_window`].
 
-use super::endgame::PROBABLE_CUT_MIN_EMPTIES;
-use super::node::SearchNode;
-use super::ordering::{MoveList, OrderingOptions};
-use super::parallel;
-use super::probcut::{shallow_depth, ProbCutTable, MIN_CUT_DEPTH};
-use super::time::{IterationReport, TimeBudget};
+use super::context::{SearchContext, SearchNode, Searcher};
+use super::ordering::{Candidate, MoveList};
+use super::parallel::{in_order, SharedBest};
+use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
+use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
-use super::{Bound, Limits, Progress, Proof, RootMove, SearchResult, INFINITY};
+use super::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
-use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::time::{Duration, Instant};
-
-/// How often (in nodes) a thread publishes its node count and checks the clock.
-const POLL_INTERVAL: u64 = 1024;
-
-/// How a search uses the thread pool it runs in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParallelOptions {
-    /// Use the pool's other threads at all, the endgame solver's splits included; off for a
-    /// search that is itself one of many run side by side.
-    pub enabled: bool,
-    /// Search the root moves after the first in parallel.
-    pub root_split: bool,
-    /// Also split the moves after the first at interior nodes at least this deep
-    /// (young brothers wait); `None` splits only at the root.
-    pub interior_split_depth: Option<u32>,
-}
-
-impl Default for ParallelOptions {
-    fn default() -> Self {
-        ParallelOptions {
-            enabled: true,
-            root_split: true,
-            interior_split_depth: Some(6),
-        }
-    }
-}
-
-/// Search settings beyond the limits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchOptions {
-    pub ordering: OrderingOptions,
-    pub parallel: ParallelOptions,
-    /// How many best root moves get exact scores (1 = normal play; more for hints).
-    pub multi_pv: usize,
-    /// Answer a single legal move or a pass at once, without searching.
-    pub answer_forced_at_once: bool,
-    /// At the end of the game, prove only win, loss or draw (faster than the exact score).
-    pub win_loss_draw: bool,
-    /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 3
-    /// cut at about 99%, 95% and 87% confidence (see [`super::probcut`]).
-    pub selectivity: u8,
-    /// The root moves searched, as a square mask: a book searching the best move outside its
-    /// own lines asks for the others only. A mask that leaves no legal move searches them all.
-    pub root_moves: u64,
-}
-
-/// The midgame selectivity of a normal search: cuts at about 95% confidence.
-pub const DEFAULT_SELECTIVITY: u8 = 2;
-
-impl Default for SearchOptions {
-    fn default() -> Self {
-        SearchOptions {
-            ordering: OrderingOptions::default(),
-            parallel: ParallelOptions::default(),
-            multi_pv: 1,
-            answer_forced_at_once: true,
-            win_loss_draw: false,
-            selectivity: DEFAULT_SELECTIVITY,
-            root_moves: u64::MAX,
-        }
-    }
-}
-
-/// Everything the threads of one search share.
-pub struct SearchContext<'a, N, E> {
-    pub tt: &'a TranspositionTable,
-    pub evaluator: &'a E,
-    /// Set by the caller (or by the clock) to end the search.
-    pub stop: &'a AtomicBool,
-    pub options: SearchOptions,
-    start: Instant,
-    budget: TimeBudget,
-    hard_deadline: Option<Instant>,
-    node_limit: Option<u64>,
-    depth_limit: Option<u32>,
-    nodes: AtomicU64,
-    /// Selectivity level of the endgame solver in the current iteration; 0 = full width.
-    selectivity: AtomicU8,
-    /// Multi-ProbCut level of the current iteration's depth-limited nodes; 0 = full width.
-    midgame_selectivity: AtomicU8,
-    probcut: &'static ProbCutTable,
-    parallel: bool,
-    _node: PhantomData<fn(N)>,
-}
+use parking_lot::Mutex;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
 
 impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
-    /// A context for one search under `limits` from a root with `moves_left` moves to the end.
-    /// The clock starts now. Parallel splitting is used when the options enable it and the
-    /// current rayon pool has more than one thread.
-    pub fn new(
-        tt: &'a TranspositionTable,
-        evaluator: &'a E,
-        stop: &'a AtomicBool,
-        options: SearchOptions,
-        limits: &Limits,
-        moves_left: u32,
-    ) -> Self {
-        let start = Instant::now();
-        let budget = TimeBudget::from_limits(limits, moves_left);
-        SearchContext {
-            tt,
-            evaluator,
-            stop,
-            options,
-            start,
-            budget,
-            hard_deadline: budget.hard.map(|d| start + d),
-            node_limit: limits.nodes,
-            depth_limit: limits.depth,
-            nodes: AtomicU64::new(0),
-            selectivity: AtomicU8::new(0),
-            midgame_selectivity: AtomicU8::new(0),
-            probcut: ProbCutTable::built_in(),
-            parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
-            _node: PhantomData,
-        }
-    }
-
-    /// Nodes searched so far by all threads (up to each thread's last report).
-    pub fn nodes(&self) -> u64 {
-        self.nodes.load(Ordering::Relaxed)
-    }
-
-    /// Time since the search started.
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
-    }
-
-    #[inline]
-    pub(super) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// The endgame solver's selectivity level now (0: full width, every bound proved).
-    #[inline]
-    pub(super) fn selectivity(&self) -> u8 {
-        self.selectivity.load(Ordering::Relaxed)
-    }
-
-    /// The Multi-ProbCut level of depth-limited nodes in this iteration (0: full width).
-    #[inline]
-    fn midgame_selectivity(&self) -> u8 {
-        self.midgame_selectivity.load(Ordering::Relaxed)
-    }
-
-    /// The selectivity a table entry must at least match to answer a probe: the midgame
-    /// level in depth-limited iterations, the endgame solver's in searches to the end.
-    #[inline]
-    pub(super) fn probe_selectivity(&self) -> u8 {
-        self.midgame_selectivity().max(self.selectivity())
-    }
-
-    /// The selectivity to store a result with: this iteration's level for a search to the end
-    /// from `PROBABLE_CUT_MIN_EMPTIES` empties up, whose tree may hold probable cuts; 0 below
-    /// that, where the solver takes none; for depth-limited results, the Multi-ProbCut level
-    /// they were searched at.
-    #[inline]
-    pub(super) fn result_selectivity(&self, depth: u32, moves_left: u32) -> u8 {
-        if depth >= moves_left {
-            if moves_left >= PROBABLE_CUT_MIN_EMPTIES {
-                self.selectivity()
-            } else {
-                0
-            }
-        } else {
-            self.midgame_selectivity()
-        }
-    }
-
-    /// Whether the search runs on more than one thread.
-    pub(super) fn parallel(&self) -> bool {
-        self.parallel
-    }
-
-    /// Whether a search `depth` plies deep from a node `moves_left` from the end may split
-    /// there. Searches to the end never do: the endgame solver's own splits do that work, and
-    /// splitting above them costs transpositions between the siblings' trees.
-    fn may_split(&self, depth: u32, moves_left: u32) -> bool {
-        self.parallel && depth < moves_left
-    }
-
-    /// Whether an interior node (see [`SearchContext::may_split`]) splits its moves after the
-    /// first.
-    pub(super) fn splits_at(&self, depth: u32, moves_left: u32) -> bool {
-        self.may_split(depth, moves_left)
-            && self
-                .options
-                .parallel
-                .interior_split_depth
-                .is_some_and(|d| depth >= d)
-    }
-
     /// Fixed-depth alpha-beta (PVS) of `node` with window (`alpha`, `beta`): the recursion the
     /// engine uses, without iterative deepening. Returns a fail-soft score.
     pub fn alpha_beta(&self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
@@ -215,54 +25,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     }
 }
 
-/// One thread's part of a search: the shared context and the nodes it has not reported yet.
-pub struct Searcher<'c, 'a, N, E> {
-    pub(super) ctx: &'c SearchContext<'a, N, E>,
-    pending_nodes: u64,
-}
-
-impl<N, E> Drop for Searcher<'_, '_, N, E> {
-    fn drop(&mut self) {
-        self.ctx
-            .nodes
-            .fetch_add(self.pending_nodes, Ordering::Relaxed);
-    }
-}
-
 impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
-    pub(super) fn new(ctx: &'c SearchContext<'a, N, E>) -> Self {
-        Searcher {
-            ctx,
-            pending_nodes: 0,
-        }
-    }
-
-    #[inline]
-    pub(super) fn count_node(&mut self) {
-        self.pending_nodes += 1;
-        if self.pending_nodes >= POLL_INTERVAL {
-            self.poll();
-        }
-    }
-
-    /// Publishes the node count and stops the search at the deadline or node limit.
-    fn poll(&mut self) {
-        let total = self
-            .ctx
-            .nodes
-            .fetch_add(self.pending_nodes, Ordering::Relaxed)
-            + self.pending_nodes;
-        self.pending_nodes = 0;
-        let out_of_nodes = self.ctx.node_limit.is_some_and(|limit| total >= limit);
-        let out_of_time = self
-            .ctx
-            .hard_deadline
-            .is_some_and(|deadline| Instant::now() >= deadline);
-        if out_of_nodes || out_of_time {
-            self.ctx.stop.store(true, Ordering::Relaxed);
-        }
-    }
-
     /// The value of a node at depth 0: exact if the game is over, else the evaluation.
     #[inline]
     fn leaf(&self, node: &N) -> i32 {
@@ -340,8 +103,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             if !first && self.ctx.splits_at(depth, node.moves_left()) {
                 let rest = list.remaining_sorted();
                 if !rest.is_empty() {
-                    let (score, mv) =
-                        parallel::search_siblings(self.ctx, rest, alpha, beta, depth, pv);
+                    let (score, mv) = search_siblings(self.ctx, rest, alpha, beta, depth, pv);
                     if score > best {
                         best = score;
                         best_move = mv;
@@ -449,6 +211,88 @@ pub(super) fn bound_of(score: i32, alpha: i32, beta: i32) -> Bound {
     } else {
         Bound::Exact
     }
+}
+
+/// Searches `siblings` of a node of `depth` in parallel (young brothers wait) after its first
+/// move raised the bound to `alpha`, the workers sharing the bound through an atomic; a fail
+/// high ends the split, and a move that beats the bound on a principal variation node is
+/// re-searched with the open window. Returns the best score and move among them (fail-soft).
+fn search_siblings<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    siblings: &[Candidate<N>],
+    alpha: i32,
+    beta: i32,
+    depth: u32,
+    pv: bool,
+) -> (i32, u8) {
+    let shared_alpha = AtomicI32::new(alpha);
+    let best = SharedBest::new(-INFINITY, siblings[0].mv);
+    in_order(
+        siblings,
+        || Searcher::new(ctx),
+        |searcher, candidate| {
+            let floor = shared_alpha.load(Ordering::Relaxed);
+            if floor >= beta || ctx.stopped() {
+                return ControlFlow::Break(());
+            }
+            let score =
+                searcher.null_window_then_open(&candidate.child, floor, beta, depth - 1, pv);
+            if ctx.stopped() {
+                return ControlFlow::Break(());
+            }
+            best.offer(score, candidate.mv);
+            shared_alpha.fetch_max(score, Ordering::Relaxed);
+            if score >= beta {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    best.get()
+}
+
+/// Searches the root moves after the first in parallel against the bound `alpha` set by the
+/// first; fills in each move's score and bound and returns the best score among them.
+fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
+    ctx: &SearchContext<'_, N, E>,
+    roots: &mut [RootState<N>],
+    alpha: i32,
+    beta: i32,
+    depth: u32,
+) -> i32 {
+    let shared_alpha = AtomicI32::new(alpha);
+    for root in roots.iter_mut() {
+        root.score = -INFINITY;
+        root.bound = Bound::Upper;
+    }
+    let slots: Vec<Mutex<&mut RootState<N>>> = roots.iter_mut().map(Mutex::new).collect();
+    in_order(
+        &slots,
+        || Searcher::new(ctx),
+        |searcher, slot| {
+            let floor = shared_alpha.load(Ordering::Relaxed);
+            if floor >= beta || ctx.stopped() {
+                return ControlFlow::Break(());
+            }
+            let mut root = slot.lock();
+            let score = searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true);
+            if ctx.stopped() {
+                return ControlFlow::Break(());
+            }
+            root.score = score;
+            root.bound = bound_of(score, floor, beta);
+            root.current = true;
+            shared_alpha.fetch_max(score, Ordering::Relaxed);
+            if score >= beta {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    drop(slots);
+    roots.iter().map(|r| r.score).max().unwrap_or(-INFINITY)
 }
 
 /// Iterative deepening from `root` until the limits of `ctx`, exactness, or a stop; reports
@@ -733,7 +577,7 @@ impl Step {
         }
         .min(max_depth);
         let selectivity = if next == moves_left && moves_left >= SELECTIVE_MIN_MOVES {
-            super::endgame::SELECTIVE_LEVELS
+            SELECTIVE_LEVELS
         } else {
             0
         };
@@ -762,7 +606,7 @@ fn search_root<N: SearchNode, E: Evaluator<N>>(
     for i in 0..roots.len() {
         if split && i == 1 {
             let floor = alpha.max(best);
-            let rest = parallel::search_root_moves(ctx, &mut roots[1..], floor, beta, depth);
+            let rest = search_root_moves(ctx, &mut roots[1..], floor, beta, depth);
             return best.max(rest);
         }
         let floor = if i < multi_pv {
@@ -846,7 +690,7 @@ mod tests {
 
     #[test]
     fn deepening_jumps_to_the_end_through_the_selective_levels() {
-        let levels = super::super::endgame::SELECTIVE_LEVELS;
+        let levels = super::SELECTIVE_LEVELS;
         let mut expected: Vec<(u32, u8)> = (1..12).map(|d| (d, 0)).collect();
         expected.extend((0..=levels).rev().map(|s| (24, s)));
         assert_eq!(steps(60, 24), expected);

@@ -2,23 +2,32 @@
 //! shared transposition table, move ordering, parallel splitting on a rayon pool and time
 //! control. It knows nothing of protocols: callers give [`Limits`] and get a [`SearchResult`]
 //! back, with progress reported through a callback.
+//!
+//! The files depend one way, so they read in this order: the table (`tt`, `zeroed_memory`),
+//! `time`, the selectivity tables (`probcut`), the split primitives (`parallel`), what the
+//! parts share (`context`: the game interface, options, the shared context and a thread's
+//! `Searcher`), `ordering`, the alpha-beta and its iterations (`midgame`), Othello's exact
+//! solver (`endgame`, with `endgame_cache`), which orders its moves with the midgame's shallow
+//! searches, and last Othello's board as a node (`othello`), which hands the end of every
+//! search to that solver.
 
+mod context;
 mod endgame;
 mod endgame_cache;
 mod midgame;
-mod node;
 mod ordering;
+mod othello;
 mod parallel;
 pub mod probcut;
 pub mod time;
 pub mod tt;
 mod zeroed_memory;
 
-pub use midgame::{
-    search, ParallelOptions, SearchContext, SearchOptions, Searcher, DEFAULT_SELECTIVITY,
+pub use context::{
+    OrderingOptions, ParallelOptions, SearchContext, SearchNode, SearchOptions, Searcher,
+    DEFAULT_SELECTIVITY,
 };
-pub use node::SearchNode;
-pub use ordering::OrderingOptions;
+pub use midgame::search;
 pub use time::{GameClock, IterationReport, TimeBudget};
 pub use tt::{TableAllocationError, TranspositionTable};
 

@@ -3,44 +3,8 @@
 //! leaves the node's cheap hint (for Othello: fastest first, potential mobility, square
 //! priority). Moves are picked best-first lazily, so a cutoff skips sorting the rest.
 
-use super::node::SearchNode;
+use super::context::{OrderingOptions, SearchNode};
 use arrayvec::ArrayVec;
-
-/// Which ordering heuristics are on; all by default. Switching them off measures their effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OrderingOptions {
-    /// Search the transposition table's best move first.
-    pub table_move: bool,
-    /// At high depth, order by a shallow search of each move.
-    pub shallow_search: bool,
-    /// Order by the node's hint (fastest first, potential mobility, square priority).
-    pub hints: bool,
-}
-
-impl Default for OrderingOptions {
-    fn default() -> Self {
-        OrderingOptions {
-            table_move: true,
-            shallow_search: true,
-            hints: true,
-        }
-    }
-}
-
-impl OrderingOptions {
-    /// Depth of the ordering search at a node of `depth`, if one is worth doing.
-    pub fn shallow_depth(&self, depth: u32) -> Option<u32> {
-        if !self.shallow_search {
-            return None;
-        }
-        match depth {
-            0..=4 => None,
-            5..=8 => Some(0),
-            9..=12 => Some(1),
-            _ => Some(2),
-        }
-    }
-}
 
 /// A candidate move with the position it leads to and its ordering key.
 #[derive(Clone, Copy)]

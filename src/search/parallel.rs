@@ -1,18 +1,12 @@
-//! Parallel search on the rayon pool the search runs in: the moves after the first (the
-//! "young brothers") are searched side by side, sharing the best bound through an atomic; a
-//! fail high ends the split, and a move that beats the bound on a principal variation node is
-//! re-searched with the open window. Workers take the moves in their order, so the most
-//! promising ones are searched first whatever the number of threads.
+//! The two pieces every parallel split of the search is made of, on the rayon pool the search
+//! runs in: workers that take the moves in their order ([`in_order`]), so the most promising
+//! ones are searched first whatever the number of threads, and the best result of a split
+//! kept in one atomic ([`SharedBest`]). The midgame search and the endgame solver build their
+//! splits from them.
 
-use super::midgame::{bound_of, RootState, SearchContext, Searcher};
-use super::node::SearchNode;
-use super::ordering::Candidate;
-use super::INFINITY;
-use crate::eval::Evaluator;
-use parking_lot::Mutex;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 /// Runs `search` on `items` with one worker per thread of the pool (at most one per item),
 /// each worker taking the next item not yet taken, in the order of the list. A rayon
@@ -59,84 +53,4 @@ impl SharedBest {
         let packed = self.0.load(Ordering::Relaxed);
         ((packed >> 8) as i32 - 1024, packed as u8)
     }
-}
-
-/// Searches `siblings` of a node of `depth` in parallel after its first move raised the bound
-/// to `alpha`; returns the best score and move among them (fail-soft).
-pub(super) fn search_siblings<N: SearchNode, E: Evaluator<N>>(
-    ctx: &SearchContext<'_, N, E>,
-    siblings: &[Candidate<N>],
-    alpha: i32,
-    beta: i32,
-    depth: u32,
-    pv: bool,
-) -> (i32, u8) {
-    let shared_alpha = AtomicI32::new(alpha);
-    let best = SharedBest::new(-INFINITY, siblings[0].mv);
-    in_order(
-        siblings,
-        || Searcher::new(ctx),
-        |searcher, candidate| {
-            let floor = shared_alpha.load(Ordering::Relaxed);
-            if floor >= beta || ctx.stopped() {
-                return ControlFlow::Break(());
-            }
-            let score =
-                searcher.null_window_then_open(&candidate.child, floor, beta, depth - 1, pv);
-            if ctx.stopped() {
-                return ControlFlow::Break(());
-            }
-            best.offer(score, candidate.mv);
-            shared_alpha.fetch_max(score, Ordering::Relaxed);
-            if score >= beta {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        },
-    );
-    best.get()
-}
-
-/// Searches the root moves after the first in parallel against the bound `alpha` set by the
-/// first; fills in each move's score and bound and returns the best score among them.
-pub(super) fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
-    ctx: &SearchContext<'_, N, E>,
-    roots: &mut [RootState<N>],
-    alpha: i32,
-    beta: i32,
-    depth: u32,
-) -> i32 {
-    let shared_alpha = AtomicI32::new(alpha);
-    for root in roots.iter_mut() {
-        root.score = -INFINITY;
-        root.bound = super::Bound::Upper;
-    }
-    let slots: Vec<Mutex<&mut RootState<N>>> = roots.iter_mut().map(Mutex::new).collect();
-    in_order(
-        &slots,
-        || Searcher::new(ctx),
-        |searcher, slot| {
-            let floor = shared_alpha.load(Ordering::Relaxed);
-            if floor >= beta || ctx.stopped() {
-                return ControlFlow::Break(());
-            }
-            let mut root = slot.lock();
-            let score = searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true);
-            if ctx.stopped() {
-                return ControlFlow::Break(());
-            }
-            root.score = score;
-            root.bound = bound_of(score, floor, beta);
-            root.current = true;
-            shared_alpha.fetch_max(score, Ordering::Relaxed);
-            if score >= beta {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        },
-    );
-    drop(slots);
-    roots.iter().map(|r| r.score).max().unwrap_or(-INFINITY)
 }

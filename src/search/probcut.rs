@@ -7,6 +7,10 @@
 //! a fail low when it stays under `(alpha - t·σ - b) / a`. The fit (per depth: `a`, `b`, and σ
 //! as a linear function of the empties) comes from `oxello tune-mpc`, which searches positions
 //! of real games at every depth, and is built into the binary beside the weights.
+//!
+//! The endgame solver's selective iterations (their levels and from how many empties they
+//! cut) are set here too, so that the midgame's iterations and the table share one account of
+//! selectivity.
 
 use std::sync::LazyLock;
 
@@ -19,6 +23,16 @@ static BUILT_IN: LazyLock<ProbCutTable> = LazyLock::new(|| {
 
 /// The first line of a table file: its format and version.
 const HEADER: &str = "oxello-mpc 1";
+
+/// From this many empties the endgame solver's selective iterations try probable cuts.
+pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
+/// Selective iterations of the endgame solver before the exact one; they run from this level
+/// down to 1.
+pub const SELECTIVE_LEVELS: u8 = 3;
+const _: () = assert!(
+    SELECTIVE_LEVELS <= super::tt::MAX_SELECTIVITY,
+    "the table records every selective level"
+);
 
 /// The shallowest remaining depth at which a probable cut is tried.
 pub const MIN_CUT_DEPTH: u32 = 3;

@@ -1,0 +1,323 @@
+//! What every part of the search shares: the game it searches ([`SearchNode`]), the options,
+//! the [`SearchContext`] all threads of one search share (table, evaluator, stop flag, limits,
+//! node count, selectivity) and the [`Searcher`], one thread's view of it. The search itself
+//! is built on these: `midgame` (the alpha-beta and its iterations), then `endgame` (Othello's
+//! exact solver), then `othello` (the board as a node).
+
+use super::probcut::{ProbCutTable, PROBABLE_CUT_MIN_EMPTIES};
+use super::time::TimeBudget;
+use super::tt::TranspositionTable;
+use super::Limits;
+use crate::eval::Evaluator;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+/// A game position the search can explore. Moves are identified by numbers 0..64 so that the
+/// legal moves of a node fit in one `u64`.
+pub trait SearchNode: Copy + Send + Sync {
+    /// The legal moves of the side to move, as a set of move numbers.
+    fn moves(&self) -> u64;
+    /// The position after move `mv` (a member of [`SearchNode::moves`]).
+    fn play(&self, mv: usize) -> Self;
+    /// The position after the side to move passes (when it has no move).
+    fn pass(&self) -> Self;
+    /// The exact final score for the side to move, when neither side can move.
+    fn final_score(&self) -> i32;
+    /// A key for the transposition table.
+    fn key(&self) -> u64;
+    /// Moves left until the game is surely over (Othello: empty squares); a search at least
+    /// this deep is exact.
+    fn moves_left(&self) -> u32;
+    /// A cheap guess of how good `mv` (leading to `child`) is, for move ordering: higher is
+    /// searched first.
+    fn ordering_hint(&self, mv: usize, child: &Self) -> i32;
+
+    /// A dedicated exact solver, if the game has one: the final score of `node` against the
+    /// null window (`alpha`, `alpha + 1`), fail-soft. Called where the search reaches the end
+    /// of the game; `None` leaves it to the general search.
+    fn solve_null_window<E: Evaluator<Self>>(
+        _searcher: &mut Searcher<'_, '_, Self, E>,
+        _node: &Self,
+        _alpha: i32,
+    ) -> Option<i32> {
+        None
+    }
+}
+
+/// How often (in nodes) a thread publishes its node count and checks the clock.
+const POLL_INTERVAL: u64 = 1024;
+
+/// How a search uses the thread pool it runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParallelOptions {
+    /// Use the pool's other threads at all, the endgame solver's splits included; off for a
+    /// search that is itself one of many run side by side.
+    pub enabled: bool,
+    /// Search the root moves after the first in parallel.
+    pub root_split: bool,
+    /// Also split the moves after the first at interior nodes at least this deep
+    /// (young brothers wait); `None` splits only at the root.
+    pub interior_split_depth: Option<u32>,
+}
+
+impl Default for ParallelOptions {
+    fn default() -> Self {
+        ParallelOptions {
+            enabled: true,
+            root_split: true,
+            interior_split_depth: Some(6),
+        }
+    }
+}
+
+/// Which ordering heuristics are on; all by default. Switching them off measures their effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderingOptions {
+    /// Search the transposition table's best move first.
+    pub table_move: bool,
+    /// At high depth, order by a shallow search of each move.
+    pub shallow_search: bool,
+    /// Order by the node's hint (fastest first, potential mobility, square priority).
+    pub hints: bool,
+}
+
+impl Default for OrderingOptions {
+    fn default() -> Self {
+        OrderingOptions {
+            table_move: true,
+            shallow_search: true,
+            hints: true,
+        }
+    }
+}
+
+impl OrderingOptions {
+    /// Depth of the ordering search at a node of `depth`, if one is worth doing.
+    pub fn shallow_depth(&self, depth: u32) -> Option<u32> {
+        if !self.shallow_search {
+            return None;
+        }
+        match depth {
+            0..=4 => None,
+            5..=8 => Some(0),
+            9..=12 => Some(1),
+            _ => Some(2),
+        }
+    }
+}
+
+/// Search settings beyond the limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    pub ordering: OrderingOptions,
+    pub parallel: ParallelOptions,
+    /// How many best root moves get exact scores (1 = normal play; more for hints).
+    pub multi_pv: usize,
+    /// Answer a single legal move or a pass at once, without searching.
+    pub answer_forced_at_once: bool,
+    /// At the end of the game, prove only win, loss or draw (faster than the exact score).
+    pub win_loss_draw: bool,
+    /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 3
+    /// cut at about 99%, 95% and 87% confidence (see [`super::probcut`]).
+    pub selectivity: u8,
+    /// The root moves searched, as a square mask: a book searching the best move outside its
+    /// own lines asks for the others only. A mask that leaves no legal move searches them all.
+    pub root_moves: u64,
+}
+
+/// The midgame selectivity of a normal search: cuts at about 95% confidence.
+pub const DEFAULT_SELECTIVITY: u8 = 2;
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            ordering: OrderingOptions::default(),
+            parallel: ParallelOptions::default(),
+            multi_pv: 1,
+            answer_forced_at_once: true,
+            win_loss_draw: false,
+            selectivity: DEFAULT_SELECTIVITY,
+            root_moves: u64::MAX,
+        }
+    }
+}
+
+/// Everything the threads of one search share.
+pub struct SearchContext<'a, N, E> {
+    pub tt: &'a TranspositionTable,
+    pub evaluator: &'a E,
+    /// Set by the caller (or by the clock) to end the search.
+    pub stop: &'a AtomicBool,
+    pub options: SearchOptions,
+    start: Instant,
+    pub(super) budget: TimeBudget,
+    hard_deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    pub(super) depth_limit: Option<u32>,
+    nodes: AtomicU64,
+    /// Selectivity level of the endgame solver in the current iteration; 0 = full width.
+    pub(super) selectivity: AtomicU8,
+    /// Multi-ProbCut level of the current iteration's depth-limited nodes; 0 = full width.
+    pub(super) midgame_selectivity: AtomicU8,
+    pub(super) probcut: &'static ProbCutTable,
+    parallel: bool,
+    _node: PhantomData<fn(N)>,
+}
+
+impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
+    /// A context for one search under `limits` from a root with `moves_left` moves to the end.
+    /// The clock starts now. Parallel splitting is used when the options enable it and the
+    /// current rayon pool has more than one thread.
+    pub fn new(
+        tt: &'a TranspositionTable,
+        evaluator: &'a E,
+        stop: &'a AtomicBool,
+        options: SearchOptions,
+        limits: &Limits,
+        moves_left: u32,
+    ) -> Self {
+        let start = Instant::now();
+        let budget = TimeBudget::from_limits(limits, moves_left);
+        SearchContext {
+            tt,
+            evaluator,
+            stop,
+            options,
+            start,
+            budget,
+            hard_deadline: budget.hard.map(|d| start + d),
+            node_limit: limits.nodes,
+            depth_limit: limits.depth,
+            nodes: AtomicU64::new(0),
+            selectivity: AtomicU8::new(0),
+            midgame_selectivity: AtomicU8::new(0),
+            probcut: ProbCutTable::built_in(),
+            parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
+            _node: PhantomData,
+        }
+    }
+
+    /// Nodes searched so far by all threads (up to each thread's last report).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    #[inline]
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The endgame solver's selectivity level now (0: full width, every bound proved).
+    #[inline]
+    pub(super) fn selectivity(&self) -> u8 {
+        self.selectivity.load(Ordering::Relaxed)
+    }
+
+    /// The Multi-ProbCut level of depth-limited nodes in this iteration (0: full width).
+    #[inline]
+    pub(super) fn midgame_selectivity(&self) -> u8 {
+        self.midgame_selectivity.load(Ordering::Relaxed)
+    }
+
+    /// The selectivity a table entry must at least match to answer a probe: the midgame
+    /// level in depth-limited iterations, the endgame solver's in searches to the end.
+    #[inline]
+    pub(super) fn probe_selectivity(&self) -> u8 {
+        self.midgame_selectivity().max(self.selectivity())
+    }
+
+    /// The selectivity to store a result with: this iteration's level for a search to the end
+    /// from `PROBABLE_CUT_MIN_EMPTIES` empties up, whose tree may hold probable cuts; 0 below
+    /// that, where the solver takes none; for depth-limited results, the Multi-ProbCut level
+    /// they were searched at.
+    #[inline]
+    pub(super) fn result_selectivity(&self, depth: u32, moves_left: u32) -> u8 {
+        if depth >= moves_left {
+            if moves_left >= PROBABLE_CUT_MIN_EMPTIES {
+                self.selectivity()
+            } else {
+                0
+            }
+        } else {
+            self.midgame_selectivity()
+        }
+    }
+
+    /// Whether the search runs on more than one thread.
+    pub(super) fn parallel(&self) -> bool {
+        self.parallel
+    }
+
+    /// Whether a search `depth` plies deep from a node `moves_left` from the end may split
+    /// there. Searches to the end never do: the endgame solver's own splits do that work, and
+    /// splitting above them costs transpositions between the siblings' trees.
+    pub(super) fn may_split(&self, depth: u32, moves_left: u32) -> bool {
+        self.parallel && depth < moves_left
+    }
+
+    /// Whether an interior node (see [`SearchContext::may_split`]) splits its moves after the
+    /// first.
+    pub(super) fn splits_at(&self, depth: u32, moves_left: u32) -> bool {
+        self.may_split(depth, moves_left)
+            && self
+                .options
+                .parallel
+                .interior_split_depth
+                .is_some_and(|d| depth >= d)
+    }
+}
+
+/// One thread's part of a search: the shared context and the nodes it has not reported yet.
+pub struct Searcher<'c, 'a, N, E> {
+    pub(super) ctx: &'c SearchContext<'a, N, E>,
+    pub(super) pending_nodes: u64,
+}
+
+impl<N, E> Drop for Searcher<'_, '_, N, E> {
+    fn drop(&mut self) {
+        self.ctx
+            .nodes
+            .fetch_add(self.pending_nodes, Ordering::Relaxed);
+    }
+}
+
+impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
+    pub(super) fn new(ctx: &'c SearchContext<'a, N, E>) -> Self {
+        Searcher {
+            ctx,
+            pending_nodes: 0,
+        }
+    }
+
+    #[inline]
+    pub(super) fn count_node(&mut self) {
+        self.pending_nodes += 1;
+        if self.pending_nodes >= POLL_INTERVAL {
+            self.poll();
+        }
+    }
+
+    /// Publishes the node count and stops the search at the deadline or node limit.
+    fn poll(&mut self) {
+        let total = self
+            .ctx
+            .nodes
+            .fetch_add(self.pending_nodes, Ordering::Relaxed)
+            + self.pending_nodes;
+        self.pending_nodes = 0;
+        let out_of_nodes = self.ctx.node_limit.is_some_and(|limit| total >= limit);
+        let out_of_time = self
+            .ctx
+            .hard_deadline
+            .is_some_and(|deadline| Instant::now() >= deadline);
+        if out_of_nodes || out_of_time {
+            self.ctx.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
