@@ -35,6 +35,23 @@ pub struct BookEntry {
     pub games: u32,
 }
 
+impl BookEntry {
+    /// The entry turned to its board's canonical orientation, exit move included.
+    fn in_canonical_orientation(self) -> BookEntry {
+        let (board, symmetry) = canonical(&self.board);
+        let exit_move = if self.exit_move == NO_MOVE {
+            NO_MOVE
+        } else {
+            symmetry.apply_square(self.exit_move as usize) as u8
+        };
+        BookEntry {
+            board,
+            exit_move,
+            ..self
+        }
+    }
+}
+
 /// A move the book knows, with its value for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BookMove {
@@ -102,14 +119,7 @@ impl Book {
         let mut book = Book {
             entries: entries
                 .into_iter()
-                .map(|mut e| {
-                    let (board, symmetry) = canonical(&e.board);
-                    if e.exit_move != NO_MOVE {
-                        e.exit_move = symmetry.apply_square(e.exit_move as usize) as u8;
-                    }
-                    e.board = board;
-                    e
-                })
+                .map(|e| e.in_canonical_orientation())
                 .collect(),
         };
         book.entries.sort_by_key(|e| {
@@ -152,12 +162,16 @@ impl Book {
         self.entries.is_empty()
     }
 
-    fn index_of(&self, canonical_board: &Board) -> Option<usize> {
+    /// Where a canonical position is in the sorted entries, or where it would go.
+    fn search(&self, canonical_board: &Board) -> Result<usize, usize> {
         self.entries
             .binary_search_by_key(&(canonical_board.player, canonical_board.opponent), |e| {
                 (e.board.player, e.board.opponent)
             })
-            .ok()
+    }
+
+    fn index_of(&self, canonical_board: &Board) -> Option<usize> {
+        self.search(canonical_board).ok()
     }
 
     /// The entry of `board` (in any orientation), if it is in the book.
@@ -173,21 +187,8 @@ impl Book {
     /// Adds a position or replaces its entry; values are not negamaxed again until
     /// [`Book::negamax`].
     pub fn insert(&mut self, entry: BookEntry) {
-        let (board, symmetry) = canonical(&entry.board);
-        let entry = BookEntry {
-            board,
-            exit_move: if entry.exit_move == NO_MOVE {
-                NO_MOVE
-            } else {
-                symmetry.apply_square(entry.exit_move as usize) as u8
-            },
-            ..entry
-        };
-        match self
-            .entries
-            .binary_search_by_key(&(board.player, board.opponent), |e| {
-                (e.board.player, e.board.opponent)
-            }) {
+        let entry = entry.in_canonical_orientation();
+        match self.search(&entry.board) {
             Ok(i) => self.entries[i] = entry,
             Err(i) => self.entries.insert(i, entry),
         }
