@@ -31,10 +31,10 @@ struct Cli {
     /// Time per move in milliseconds (a game clock from the protocol also applies).
     #[arg(long)]
     movetime: Option<u64>,
-    /// Midgame Multi-ProbCut: 0 searches full width, 1 to 3 cut at about 99%, 95% and 87%
-    /// confidence.
+    /// Midgame Multi-ProbCut: 0 searches full width, 1 to 4 cut at about 99%, 95%, 87% and
+    /// 73% confidence.
     #[arg(long, default_value_t = oxello::search::DEFAULT_SELECTIVITY,
-          value_parser = clap::value_parser!(u8).range(0..=3))]
+          value_parser = clap::value_parser!(u8).range(0..=4))]
     selectivity: u8,
     /// Opening book file for the engine (default: the built-in book).
     #[arg(long, conflicts_with = "no_book")]

@@ -1,5 +1,5 @@
 //! The opening book end to end: `book build` from games (whole, sharded and merged, resumed),
-//! `book show`, `book extend`, damaged files refused, and the engine playing from a book over
+//! `book show`, `book extend`, `book deepen`, damaged files refused, and the engine playing from a book over
 //! GTP and NBoard.
 
 #[path = "common/cli.rs"]
@@ -21,8 +21,15 @@ use std::time::Duration;
 const GAMES: &str = "logistello-book-excerpt.wtb";
 const PLIES: usize = 8;
 
-/// Builds a book from the fixture games into `dir/name`, with `extra` options.
+/// Builds a book from the fixture games into `dir/name`, searched at depth 4, with `extra`
+/// options.
 fn build(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    build_at(dir, name, "4", extra)
+}
+
+/// Builds a book from the fixture games into `dir/name`, searched at `depth`, with `extra`
+/// options.
+fn build_at(dir: &Path, name: &str, depth: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let games = fixture(GAMES);
     let plies = PLIES.to_string();
@@ -37,7 +44,7 @@ fn build(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
         "--plies",
         &plies,
         "--depth",
-        "4",
+        depth,
     ];
     args.extend_from_slice(extra);
     assert_prints(&oxello_in(dir, &args), "positions");
@@ -217,6 +224,79 @@ fn extend_deepens_the_lines_the_book_plays() {
     // The same seed and options repeat the same lines.
     assert_prints(&extend(&copy), "added by 3 lines");
     assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&path).unwrap());
+}
+
+/// Runs `book deepen` on `book` to depth 5, writing `out`, with `extra` options.
+fn deepen(dir: &Path, book: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "--threads",
+        "1",
+        "book",
+        "deepen",
+        book.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--depth",
+        "5",
+    ];
+    args.extend_from_slice(extra);
+    oxello_in(dir, &args)
+}
+
+#[test]
+fn deepen_searches_every_position_again_as_a_deeper_build_would() {
+    let dir = scratch_dir("book-deepen");
+    let shallow = build(&dir, "shallow.book", &[]);
+    let deeper_build = Book::read_file(&build_at(&dir, "deeper.book", "5", &[])).unwrap();
+    let deepened = dir.join("deepened.book");
+    let out = deepen(&dir, &shallow, &deepened, &[]);
+    assert_prints(
+        &out,
+        &format!("({0} of this shard's {0} searched", deeper_build.len()),
+    );
+    assert_eq!(Book::read_file(&deepened).unwrap(), deeper_build);
+    assert!(Book::read_file(&shallow)
+        .unwrap()
+        .entries()
+        .iter()
+        .all(|e| e.depth == 4));
+
+    // A rerun finds its output searched as deep and leaves it.
+    assert_prints(
+        &deepen(&dir, &shallow, &deepened, &[]),
+        "(0 of this shard's",
+    );
+
+    // Shards, merged, give every position its deeper search.
+    let parts: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let part = dir.join(format!("part{i}.book"));
+            let shard = format!("{i}/2");
+            assert_prints(
+                &deepen(&dir, &shallow, &part, &["--shard", &shard]),
+                "positions",
+            );
+            part
+        })
+        .collect();
+    let merged = dir.join("merged.book");
+    assert_prints(
+        &oxello_in(
+            &dir,
+            &[
+                "book",
+                "merge",
+                parts[0].to_str().unwrap(),
+                parts[1].to_str().unwrap(),
+                "--out",
+                merged.to_str().unwrap(),
+            ],
+        ),
+        "positions from 2 books",
+    );
+    let merged = Book::read_file(&merged).unwrap();
+    assert_eq!(merged.len(), deeper_build.len());
+    assert!(merged.entries().iter().all(|e| e.depth == 5 || e.exact));
 }
 
 #[test]

@@ -118,8 +118,8 @@ pub struct SearchOptions {
     pub answer_forced_at_once: bool,
     /// At the end of the game, prove only win, loss or draw (faster than the exact score).
     pub win_loss_draw: bool,
-    /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 3
-    /// cut at about 99%, 95% and 87% confidence (see [`super::probcut`]).
+    /// Multi-ProbCut level of the depth-limited iterations: 0 searches full width, 1 to 4
+    /// cut at about 99%, 95%, 87% and 73% confidence (see [`super::probcut`]).
     pub selectivity: u8,
     /// The root moves searched, as a square mask: a book searching the best move outside its
     /// own lines asks for the others only. A mask that leaves no legal move searches them all.

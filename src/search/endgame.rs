@@ -23,7 +23,7 @@
 use super::context::Searcher;
 use super::endgame_cache;
 use super::parallel::{in_order, SharedBest};
-use super::probcut::{PROBABLE_CUT_MIN_EMPTIES, SELECTIVE_LEVELS};
+use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
 use super::INFINITY;
 use crate::board::{adjacent_empties, last_flip_count, Board, Squares};
@@ -46,20 +46,11 @@ pub const EVAL_ORDER_MIN_EMPTIES: u32 = 14;
 const EVAL_ORDER_WEIGHT: i32 = 2;
 /// From this many empties moves are ordered by a shallow search with the evaluation instead.
 pub const SHALLOW_ORDER_MIN_EMPTIES: u32 = 18;
-/// Probable-cut margin in discs of each selectivity level (level 1 first): the higher the
-/// level, the narrower the margin and the more cuts.
-const PROBABLE_CUT_MARGINS: [i32; SELECTIVE_LEVELS as usize] = [12, 8, 4];
 
 /// Depth of the ordering search at `empties` (at least `SHALLOW_ORDER_MIN_EMPTIES`): one ply
 /// more every three empties.
 fn shallow_order_depth(empties: u32) -> u32 {
     (empties - 12) / 3
-}
-
-/// Depth of the shallow search that predicts the exact score at `empties` (at least
-/// `PROBABLE_CUT_MIN_EMPTIES`).
-fn probable_cut_depth(empties: u32) -> u32 {
-    (empties - 2) / 3
 }
 
 /// At or below this many empties moves go in parity order without sorting.
@@ -560,8 +551,9 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         );
     }
 
-    /// Probable cut: a shallow search that clears the null window by the level's margin is
-    /// taken as the answer (`alpha + 1` or `alpha`). Only in the selective iterations.
+    /// Probable cut: a shallow search that clears the null window by the level's margin (the
+    /// fitted deviation of the exact score from it, times the level's confidence) is taken as
+    /// the answer (`alpha + 1` or `alpha`). Only in the selective iterations.
     fn probable_cut(
         &mut self,
         board: &Board,
@@ -569,15 +561,21 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
         empties: u32,
         selectivity: u8,
     ) -> Option<i32> {
-        let depth = probable_cut_depth(empties);
-        let margin = PROBABLE_CUT_MARGINS[usize::from(selectivity) - 1];
-        let high = alpha + 1 + margin;
-        if high <= 64 && self.searcher.pvs(board, high - 1, high, depth, false) >= high {
-            return Some(alpha + 1);
+        let depth = endgame_shallow_depth(empties);
+        let (high, low) = self
+            .searcher
+            .ctx
+            .probcut
+            .endgame_cut_bounds(empties, selectivity, alpha);
+        if let Some(high) = high {
+            if self.searcher.pvs(board, high - 1, high, depth, false) >= high {
+                return Some(alpha + 1);
+            }
         }
-        let low = alpha - margin;
-        if low >= -64 && self.searcher.pvs(board, low, low + 1, depth, false) <= low {
-            return Some(alpha);
+        if let Some(low) = low {
+            if self.searcher.pvs(board, low, low + 1, depth, false) <= low {
+                return Some(alpha);
+            }
         }
         None
     }

@@ -362,6 +362,12 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         };
         ctx.midgame_selectivity
             .store(midgame_selectivity, Ordering::Relaxed);
+        // What the protocols show: the solver's level in a search to the end.
+        let shown_selectivity = if to_the_end {
+            step.selectivity
+        } else {
+            midgame_selectivity
+        };
         let proved = to_the_end && step.selectivity == 0;
         let previous = result.as_ref().map(|r| r.score);
         for root in roots.iter_mut() {
@@ -421,7 +427,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let nodes = ctx.nodes() + searcher.pending_nodes;
         let progress = Progress {
             depth,
-            selectivity: midgame_selectivity,
+            selectivity: shown_selectivity,
             proof,
             score: roots[0].score,
             nodes,
@@ -454,7 +460,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             best_move: Some(roots[0].mv),
             score: roots[0].score,
             depth,
-            selectivity: midgame_selectivity,
+            selectivity: shown_selectivity,
             proof,
             pv,
             nodes,

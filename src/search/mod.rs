@@ -85,7 +85,8 @@ pub enum Proof {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     pub depth: u32,
-    /// The Multi-ProbCut level of a depth-limited iteration (0: full width).
+    /// The selectivity level of the iteration: Multi-ProbCut in a depth-limited one, the
+    /// solver's probable cuts in a search to the end (0: full width).
     pub selectivity: u8,
     /// How far the score is proven.
     pub proof: Proof,
@@ -112,7 +113,7 @@ pub struct SearchResult {
     pub best_move: Option<u8>,
     pub score: i32,
     pub depth: u32,
-    /// The Multi-ProbCut level of a depth-limited result (0: full width).
+    /// The selectivity level of the result's iteration (see [`Progress`]; 0: full width).
     pub selectivity: u8,
     /// How far the score is proven.
     pub proof: Proof,

@@ -8,9 +8,11 @@
 //! as a linear function of the empties) comes from `oxello tune-mpc`, which searches positions
 //! of real games at every depth, and is built into the binary beside the weights.
 //!
-//! The endgame solver's selective iterations (their levels and from how many empties they
-//! cut) are set here too, so that the midgame's iterations and the table share one account of
-//! selectivity.
+//! The endgame solver's selective iterations cut the same way: from `PROBABLE_CUT_MIN_EMPTIES`
+//! a shallow search of `endgame_shallow_depth(empties)` plies predicts the exact score, with
+//! its own fit (exact ≈ `a`·shallow + `b`, σ linear in the empties) from the same command, and
+//! the levels and their confidences are shared, so that the midgame's iterations, the solver's
+//! and the table keep one account of selectivity.
 
 use std::sync::LazyLock;
 
@@ -22,13 +24,13 @@ static BUILT_IN: LazyLock<ProbCutTable> = LazyLock::new(|| {
 });
 
 /// The first line of a table file: its format and version.
-const HEADER: &str = "oxello-mpc 1";
+const HEADER: &str = "oxello-mpc 2";
 
 /// From this many empties the endgame solver's selective iterations try probable cuts.
 pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
 /// Selective iterations of the endgame solver before the exact one; they run from this level
 /// down to 1.
-pub const SELECTIVE_LEVELS: u8 = 3;
+pub const SELECTIVE_LEVELS: u8 = 4;
 const _: () = assert!(
     SELECTIVE_LEVELS <= super::tt::MAX_SELECTIVITY,
     "the table records every selective level"
@@ -40,9 +42,9 @@ pub const MIN_CUT_DEPTH: u32 = 3;
 /// The deepest remaining depth a table can fit.
 pub const MAX_FIT_DEPTH: u32 = 30;
 
-/// Confidence of each midgame selectivity level, as the `t` of the cut test (level 1 first):
-/// about 99%, 95% and 87% of the deep results lie within `t·σ` of their prediction.
-const CONFIDENCE_T: [f64; 3] = [2.6, 2.0, 1.5];
+/// Confidence of each selectivity level, as the `t` of the cut test (level 1 first): about
+/// 99%, 95%, 87% and 73% of the deep results lie within `t·σ` of their prediction.
+const CONFIDENCE_T: [f64; 4] = [2.6, 2.0, 1.5, 1.1];
 
 /// The confidence of a selectivity level in per cent, as engines show it (`18@95%`): the
 /// share of deep results within `t·σ` of their prediction, both sides counted; 100 for full
@@ -52,7 +54,8 @@ pub fn level_percent(level: u8) -> u32 {
         0 => 100,
         1 => 99,
         2 => 95,
-        _ => 87,
+        3 => 87,
+        _ => 73,
     }
 }
 
@@ -63,21 +66,70 @@ pub fn shallow_depth(depth: u32) -> u32 {
     2 * (depth / 4) + (depth & 1)
 }
 
-/// The fit of one remaining depth: deep ≈ `a`·shallow + `b`, with a deviation of
-/// `sigma[0]` + `sigma[1]`·empties discs.
+/// The depth of the shallow search that predicts the exact score of a position with `empties`
+/// empty squares (at least `PROBABLE_CUT_MIN_EMPTIES`): one ply every three empties.
+pub fn endgame_shallow_depth(empties: u32) -> u32 {
+    (empties - 2) / 3
+}
+
+/// A line that predicts a deep score from a shallow one: deep ≈ `a`·shallow + `b`, with a
+/// deviation of `sigma[0]` + `sigma[1]`·empties discs.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DepthFit {
-    pub depth: u32,
+pub struct Fit {
     pub a: f64,
     pub b: f64,
     pub sigma: [f64; 2],
 }
 
-/// The Multi-ProbCut parameters: a fit per depth.
+impl Fit {
+    /// The deviation of the prediction at `empties` (at least half a disc).
+    pub fn sigma(&self, empties: u32) -> f64 {
+        (self.sigma[0] + self.sigma[1] * f64::from(empties)).max(0.5)
+    }
+
+    /// The null-window bounds a shallow score is tested against for a node at `empties` with
+    /// window (`alpha`, `beta`) at selectivity `level` (1 to 3): a shallow score at or above
+    /// the first proves a probable fail high, one at or below the second a probable fail low.
+    /// A bound no score can reach is `None`.
+    fn cut_bounds(&self, empties: u32, level: u8, alpha: i32, beta: i32) -> CutBounds {
+        let Some(&t) = CONFIDENCE_T.get(usize::from(level).wrapping_sub(1)) else {
+            return (None, None);
+        };
+        let margin = t * self.sigma(empties);
+        let high = ((f64::from(beta) + margin - self.b) / self.a).ceil();
+        let low = ((f64::from(alpha) - margin - self.b) / self.a).floor();
+        (
+            (high < 64.0).then_some(high as i32),
+            (low > -64.0).then_some(low as i32),
+        )
+    }
+
+    /// The fit as the words of a table line: `a A b B sigma S0 S1`.
+    fn format(&self) -> String {
+        format!(
+            "a {:.4} b {:.4} sigma {:.4} {:.4}",
+            self.a, self.b, self.sigma[0], self.sigma[1]
+        )
+    }
+}
+
+/// The shallow scores that prove a probable fail high and a probable fail low, if any can.
+pub type CutBounds = (Option<i32>, Option<i32>);
+
+/// The fit of one remaining depth of the midgame search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthFit {
+    pub depth: u32,
+    pub fit: Fit,
+}
+
+/// The Multi-ProbCut parameters: a fit per midgame depth and one for the endgame solver.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProbCutTable {
     /// Fits by depth, from `MIN_CUT_DEPTH` up, without gaps.
     pub fits: Vec<DepthFit>,
+    /// The exact score predicted from a search of `endgame_shallow_depth(empties)` plies.
+    pub endgame: Fit,
 }
 
 impl ProbCutTable {
@@ -88,26 +140,24 @@ impl ProbCutTable {
 
     /// The fit for `depth`: its own, or past the deepest fitted depth, that of the deepest
     /// fitted depth of the same parity.
-    fn fit(&self, depth: u32) -> Option<&DepthFit> {
+    fn fit(&self, depth: u32) -> Option<&Fit> {
         let deepest = self.fits.last()?.depth;
         let depth = if depth > deepest {
             deepest - u32::from((depth - deepest) % 2 == 1)
         } else {
             depth
         };
-        self.fits.iter().find(|f| f.depth == depth)
+        self.fits.iter().find(|f| f.depth == depth).map(|f| &f.fit)
     }
 
     /// The deviation of a search of `depth` predicted from its shallow search, at `empties`.
     pub fn sigma(&self, depth: u32, empties: u32) -> Option<f64> {
-        let [base, per_empty] = self.fit(depth)?.sigma;
-        Some((base + per_empty * f64::from(empties)).max(0.5))
+        Some(self.fit(depth)?.sigma(empties))
     }
 
-    /// The null-window bounds the shallow search is tried against, for a node of `depth` at
-    /// `empties` with window (`alpha`, `beta`) at selectivity `level` (1 to 3): a shallow score
-    /// at or above the first proves a probable fail high, one at or below the second a
-    /// probable fail low. A bound no score can reach is `None`.
+    /// The shallow-search bounds of a midgame node of `depth` at `empties` with window
+    /// (`alpha`, `beta`) at selectivity `level` (see [`Fit`]); no bound past the fitted depths'
+    /// reach or at level 0.
     pub fn cut_bounds(
         &self,
         depth: u32,
@@ -115,20 +165,16 @@ impl ProbCutTable {
         level: u8,
         alpha: i32,
         beta: i32,
-    ) -> (Option<i32>, Option<i32>) {
-        let Some(fit) = self.fit(depth) else {
-            return (None, None);
-        };
-        let Some(&t) = CONFIDENCE_T.get(usize::from(level).wrapping_sub(1)) else {
-            return (None, None);
-        };
-        let margin = t * self.sigma(depth, empties).unwrap_or(f64::INFINITY);
-        let high = ((f64::from(beta) + margin - fit.b) / fit.a).ceil();
-        let low = ((f64::from(alpha) - margin - fit.b) / fit.a).floor();
-        (
-            (high < 64.0).then_some(high as i32),
-            (low > -64.0).then_some(low as i32),
-        )
+    ) -> CutBounds {
+        self.fit(depth).map_or((None, None), |fit| {
+            fit.cut_bounds(empties, level, alpha, beta)
+        })
+    }
+
+    /// The shallow-search bounds of a null-window endgame node around `alpha` at `empties`, at
+    /// the solver's selectivity `level`.
+    pub fn endgame_cut_bounds(&self, empties: u32, level: u8, alpha: i32) -> CutBounds {
+        self.endgame.cut_bounds(empties, level, alpha, alpha + 1)
     }
 
     /// Reads a table from its text.
@@ -149,6 +195,7 @@ impl ProbCutTable {
             None => return Err("empty Multi-ProbCut table".to_string()),
         }
         let mut fits = Vec::new();
+        let mut endgame = None;
         for (i, line) in lines {
             let words: Vec<&str> = line.split_whitespace().collect();
             let number = |k: usize| -> Result<f64, String> {
@@ -158,7 +205,21 @@ impl ProbCutTable {
                     .filter(|v| v.is_finite())
                     .ok_or_else(|| format!("line {}: bad number in '{line}'", i + 1))
             };
+            let fit = |first: usize| -> Result<Fit, String> {
+                let a = number(first + 1)?;
+                if a <= 0.0 {
+                    return Err(format!("line {}: the slope must be positive", i + 1));
+                }
+                Ok(Fit {
+                    a,
+                    b: number(first + 3)?,
+                    sigma: [number(first + 5)?, number(first + 6)?],
+                })
+            };
             match words.as_slice() {
+                ["endgame", "a", _, "b", _, "sigma", _, _] if endgame.is_none() => {
+                    endgame = Some(fit(1)?);
+                }
                 ["depth", _, "a", _, "b", _, "sigma", _, _] => {
                     let depth = number(1)? as u32;
                     let expected = MIN_CUT_DEPTH + fits.len() as u32;
@@ -168,15 +229,9 @@ impl ProbCutTable {
                             i + 1
                         ));
                     }
-                    let a = number(3)?;
-                    if a <= 0.0 {
-                        return Err(format!("line {}: the slope must be positive", i + 1));
-                    }
                     fits.push(DepthFit {
                         depth,
-                        a,
-                        b: number(5)?,
-                        sigma: [number(7)?, number(8)?],
+                        fit: fit(2)?,
                     });
                 }
                 _ => return Err(format!("line {}: cannot read '{line}'", i + 1)),
@@ -185,21 +240,22 @@ impl ProbCutTable {
         if fits.is_empty() {
             return Err("the table fits no depth".to_string());
         }
-        Ok(ProbCutTable { fits })
+        let endgame = endgame.ok_or("the table has no endgame line")?;
+        Ok(ProbCutTable { fits, endgame })
     }
 
     /// The table as text, in the form [`ProbCutTable::parse`] reads.
     pub fn format(&self) -> String {
         let mut text = format!(
             "# oxello Multi-ProbCut table (oxello tune-mpc): per depth, deep = a * shallow + b\n\
-             # with a deviation of s0 + s1 * empties; the shallow depth is 2 * (depth / 4) + depth % 2\n\
-             {HEADER}\n"
+             # with a deviation of s0 + s1 * empties; the shallow depth is 2 * (depth / 4) + depth % 2;\n\
+             # endgame: the exact score from a search of (empties - 2) / 3 plies\n\
+             {HEADER}\n\
+             endgame {}\n",
+            self.endgame.format()
         );
         for fit in &self.fits {
-            text.push_str(&format!(
-                "depth {} a {:.4} b {:.4} sigma {:.4} {:.4}\n",
-                fit.depth, fit.a, fit.b, fit.sigma[0], fit.sigma[1]
-            ));
+            text.push_str(&format!("depth {} {}\n", fit.depth, fit.fit.format()));
         }
         text
     }
@@ -214,11 +270,18 @@ mod tests {
             fits: (MIN_CUT_DEPTH..=6)
                 .map(|depth| DepthFit {
                     depth,
-                    a: 1.0,
-                    b: f64::from(depth % 2),
-                    sigma: [2.0, 0.1],
+                    fit: Fit {
+                        a: 1.0,
+                        b: f64::from(depth % 2),
+                        sigma: [2.0, 0.1],
+                    },
                 })
                 .collect(),
+            endgame: Fit {
+                a: 0.5,
+                b: 1.0,
+                sigma: [1.0, 0.25],
+            },
         }
     }
 
@@ -248,7 +311,7 @@ mod tests {
     fn foreign_or_damaged_tables_are_refused() {
         let text = table().format();
         assert!(
-            ProbCutTable::parse("oxello-mpc 2\ndepth 3 a 1 b 0 sigma 1 0\n")
+            ProbCutTable::parse("oxello-mpc 1\ndepth 3 a 1 b 0 sigma 1 0\n")
                 .unwrap_err()
                 .contains("not a Multi-ProbCut table of this version")
         );
@@ -261,6 +324,14 @@ mod tests {
         assert!(ProbCutTable::parse(&text.replace("sigma", "sigma x y"))
             .unwrap_err()
             .contains("cannot read"));
+        let without_endgame: String = text
+            .lines()
+            .filter(|l| !l.starts_with("endgame"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(ProbCutTable::parse(&without_endgame)
+            .unwrap_err()
+            .contains("no endgame line"));
     }
 
     #[test]
@@ -279,5 +350,20 @@ mod tests {
         );
         assert_eq!(table.cut_bounds(4, 20, 0, -1, 0), (None, None));
         assert_eq!(table.cut_bounds(4, 20, 2, 60, 61).0, None, "beyond 64");
+    }
+
+    #[test]
+    fn endgame_bounds_follow_the_endgame_fit() {
+        let table = table();
+        // 20 empties: sigma 6; t 2.0 gives a margin of 12, and the line 0.5 x + 1 is undone
+        // as (bound - 1) / 0.5.
+        assert_eq!(table.endgame_cut_bounds(20, 2, 3), (Some(30), Some(-20)));
+        // A wider sigma at 28 empties (8) moves both bounds out.
+        assert_eq!(table.endgame_cut_bounds(28, 2, 3), (Some(38), Some(-28)));
+        assert_eq!(table.endgame_cut_bounds(20, 0, 3), (None, None));
+        assert_eq!(
+            (16..=40).map(endgame_shallow_depth).collect::<Vec<_>>()[..4],
+            [4, 5, 5, 5]
+        );
     }
 }

@@ -15,10 +15,12 @@ pub const NO_MOVE: u8 = 0xFF;
 
 /// Bit marking a used slot (so that an all-zero entry never looks valid).
 const USED: u64 = 1 << 40;
-/// Position of the selectivity level (two bits).
+/// Position of the selectivity level (three bits).
 const SELECTIVITY_SHIFT: u32 = 41;
+/// The bits of the selectivity level, once shifted down.
+const SELECTIVITY_MASK: u8 = 0b111;
 /// The most selective level an entry can record.
-pub const MAX_SELECTIVITY: u8 = 3;
+pub const MAX_SELECTIVITY: u8 = 4;
 /// Position of the era (16 bits, the top of the data word).
 const ERA_SHIFT: u32 = 48;
 
@@ -83,7 +85,7 @@ impl TtEntry {
                 depth: (data >> 8) as u8,
                 lower: (data >> 16) as u8 as i8,
                 upper: (data >> 24) as u8 as i8,
-                selectivity: (data >> SELECTIVITY_SHIFT) as u8 & MAX_SELECTIVITY,
+                selectivity: (data >> SELECTIVITY_SHIFT) as u8 & SELECTIVITY_MASK,
             },
             (data >> 32) as u8,
         )

@@ -135,9 +135,9 @@ pub struct BenchArgs {
     /// Do not order by hints (fastest first, potential mobility, square priority).
     #[arg(long)]
     no_hints: bool,
-    /// Midgame Multi-ProbCut level: 0 full width, 1 to 3 about 99%, 95% and 87% confidence.
+    /// Midgame Multi-ProbCut level: 0 full width, 1 to 4 about 99%, 95%, 87% and 73% confidence.
     #[arg(long, default_value_t = DEFAULT_SELECTIVITY,
-          value_parser = clap::value_parser!(u8).range(0..=3))]
+          value_parser = clap::value_parser!(u8).range(0..=4))]
     selectivity: u8,
 }
 

@@ -4,7 +4,10 @@
 //! deepening to a fixed depth, which gives its score at every depth from 1 up (0 is the static
 //! evaluation). For every depth `d` the scores at `d` are fitted by least squares to those at
 //! its shallow depth, and the deviations from that line as a linear function of the empties.
-//! Rerun it whenever the evaluation changes.
+//!
+//! The endgame solver's fit comes from positions with `PROBABLE_CUT_MIN_EMPTIES` to
+//! `--endgame-empties` empties, each solved exactly and searched `endgame_shallow_depth` plies,
+//! fitted the same way. Rerun it whenever the evaluation changes.
 
 use super::dataset::{load_all_games, GameSources, LabelledGame};
 use super::{map_on_engines, progress_bar};
@@ -12,7 +15,10 @@ use crate::board::Position;
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::{Evaluation, Evaluator};
 use crate::random::seeded_hash;
-use crate::search::probcut::{shallow_depth, DepthFit, ProbCutTable, MIN_CUT_DEPTH};
+use crate::search::probcut::{
+    endgame_shallow_depth, shallow_depth, DepthFit, Fit, ProbCutTable, MAX_FIT_DEPTH,
+    MIN_CUT_DEPTH, PROBABLE_CUT_MIN_EMPTIES,
+};
 use crate::search::{Limits, ParallelOptions, Proof, SearchOptions};
 use std::path::PathBuf;
 
@@ -55,9 +61,9 @@ pub fn sample_positions(
     positions
 }
 
-/// The scores of `position` at depths 0 to `depth`, searched full width on one thread.
-pub fn depth_scores(engine: &mut Engine, position: Position, depth: u32) -> DepthScores {
-    let options = SearchOptions {
+/// Search options of the fits: full width, on one thread.
+fn full_width_on_one_thread() -> SearchOptions {
+    SearchOptions {
         selectivity: 0,
         answer_forced_at_once: false,
         parallel: ParallelOptions {
@@ -65,14 +71,18 @@ pub fn depth_scores(engine: &mut Engine, position: Position, depth: u32) -> Dept
             ..ParallelOptions::default()
         },
         ..SearchOptions::default()
-    };
+    }
+}
+
+/// The scores of `position` at depths 0 to `depth`, searched full width on one thread.
+pub fn depth_scores(engine: &mut Engine, position: Position, depth: u32) -> DepthScores {
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
     engine.new_game(position);
     let mut scores = vec![engine.evaluation().evaluate(&position.board)];
-    engine.search(&limits, options, &mut |p| {
+    engine.search(&limits, full_width_on_one_thread(), &mut |p| {
         if p.proof == Proof::Heuristic && p.depth as usize == scores.len() {
             scores.push(p.score);
         }
@@ -80,6 +90,31 @@ pub fn depth_scores(engine: &mut Engine, position: Position, depth: u32) -> Dept
     DepthScores {
         empties: position.board.empty_count(),
         scores,
+    }
+}
+
+/// An endgame position's exact score and the score of the search that predicts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndgameScores {
+    pub empties: u32,
+    pub shallow: i32,
+    pub exact: i32,
+}
+
+/// The exact score of `position` and its score by a search of `endgame_shallow_depth` plies.
+pub fn endgame_scores(engine: &mut Engine, position: Position) -> EndgameScores {
+    let empties = position.board.empty_count();
+    let shallow = *depth_scores(engine, position, endgame_shallow_depth(empties))
+        .scores
+        .last()
+        .expect("a search has a score");
+    engine.new_game(position);
+    let exact = engine.search(&Limits::default(), full_width_on_one_thread(), &mut |_| {});
+    debug_assert_eq!(exact.proof, Proof::Exact);
+    EndgameScores {
+        empties,
+        shallow,
+        exact: exact.score,
     }
 }
 
@@ -118,58 +153,83 @@ fn least_squares<const K: usize>(rows: &[([f64; K], f64)]) -> Option<[f64; K]> {
     Some(std::array::from_fn(|i| right[i] / normal[i][i]))
 }
 
-/// The fit of one depth, with how many positions it rests on and its residuals' deviation.
+/// A fit, with how many positions it rests on and its residuals' deviation.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DepthReport {
-    pub fit: DepthFit,
+pub struct FitReport {
+    pub fit: Fit,
     pub positions: usize,
     pub deviation: f64,
 }
 
-/// Fits the table to `samples` for depths `MIN_CUT_DEPTH` to `max_depth`; `None` if some depth
-/// has too few positions to fit.
-pub fn fit_table(
-    samples: &[DepthScores],
-    max_depth: u32,
-) -> Option<(ProbCutTable, Vec<DepthReport>)> {
-    let mut fits = Vec::new();
-    let mut reports = Vec::new();
-    for depth in MIN_CUT_DEPTH..=max_depth {
-        let shallow = shallow_depth(depth) as usize;
-        let pairs: Vec<(u32, f64, f64)> = samples
-            .iter()
-            .filter_map(|s| {
-                let deep = *s.scores.get(depth as usize)?;
-                Some((s.empties, f64::from(s.scores[shallow]), f64::from(deep)))
-            })
-            .collect();
-        if pairs.len() < 30 {
-            return None;
-        }
-        let rows: Vec<([f64; 2], f64)> = pairs.iter().map(|&(_, s, d)| ([s, 1.0], d)).collect();
-        let [a, b] = least_squares(&rows)?;
-        if a <= 0.0 {
-            return None;
-        }
-        let mut squares = 0.0;
-        let mut deviations = Vec::with_capacity(pairs.len());
-        for &(empties, s, d) in &pairs {
-            let residual = d - (a * s + b);
-            squares += residual * residual;
-            deviations.push(([1.0, f64::from(empties)], residual.abs()));
-        }
-        // A normal error's mean absolute value is σ·√(2/π).
-        let scale = (std::f64::consts::PI / 2.0).sqrt();
-        let sigma = least_squares(&deviations)?.map(|c| c * scale);
-        let fit = DepthFit { depth, a, b, sigma };
-        fits.push(fit);
-        reports.push(DepthReport {
-            fit,
-            positions: pairs.len(),
-            deviation: (squares / pairs.len() as f64).sqrt(),
-        });
+/// Fits `(empties, shallow, deep)` triples: the line deep ≈ a·shallow + b by least squares, and
+/// the residuals' σ as a linear function of the empties; `None` below 30 triples or when
+/// they fit no rising line.
+fn fit_line(triples: &[(u32, f64, f64)]) -> Option<FitReport> {
+    if triples.len() < 30 {
+        return None;
     }
-    Some((ProbCutTable { fits }, reports))
+    let rows: Vec<([f64; 2], f64)> = triples.iter().map(|&(_, s, d)| ([s, 1.0], d)).collect();
+    let [a, b] = least_squares(&rows)?;
+    if a <= 0.0 {
+        return None;
+    }
+    let mut squares = 0.0;
+    let mut deviations = Vec::with_capacity(triples.len());
+    for &(empties, s, d) in triples {
+        let residual = d - (a * s + b);
+        squares += residual * residual;
+        deviations.push(([1.0, f64::from(empties)], residual.abs()));
+    }
+    // A normal error's mean absolute value is σ·√(2/π).
+    let scale = (std::f64::consts::PI / 2.0).sqrt();
+    let sigma = least_squares(&deviations)?.map(|c| c * scale);
+    Some(FitReport {
+        fit: Fit { a, b, sigma },
+        positions: triples.len(),
+        deviation: (squares / triples.len() as f64).sqrt(),
+    })
+}
+
+/// Fits the midgame depths `MIN_CUT_DEPTH` to `max_depth` to `samples`; `None` if some depth
+/// has too few positions to fit.
+pub fn fit_depths(samples: &[DepthScores], max_depth: u32) -> Option<Vec<(DepthFit, FitReport)>> {
+    (MIN_CUT_DEPTH..=max_depth)
+        .map(|depth| {
+            let shallow = shallow_depth(depth) as usize;
+            let triples: Vec<(u32, f64, f64)> = samples
+                .iter()
+                .filter_map(|s| {
+                    let deep = *s.scores.get(depth as usize)?;
+                    Some((s.empties, f64::from(s.scores[shallow]), f64::from(deep)))
+                })
+                .collect();
+            let report = fit_line(&triples)?;
+            Some((
+                DepthFit {
+                    depth,
+                    fit: report.fit,
+                },
+                report,
+            ))
+        })
+        .collect()
+}
+
+/// Fits the endgame solver's prediction to `samples`.
+pub fn fit_endgame(samples: &[EndgameScores]) -> Option<FitReport> {
+    let triples: Vec<(u32, f64, f64)> = samples
+        .iter()
+        .map(|s| (s.empties, f64::from(s.shallow), f64::from(s.exact)))
+        .collect();
+    fit_line(&triples)
+}
+
+/// Which fits a run makes; the others are kept from the table already at `--output`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Midgame,
+    Endgame,
+    Both,
 }
 
 /// `oxello tune-mpc`: fits the Multi-ProbCut table to searches of positions from games.
@@ -186,34 +246,27 @@ pub struct TuneMpcArgs {
     /// Seed of the choice of positions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Endgame positions to solve, for the solver's fit.
+    #[arg(long, default_value_t = 1000)]
+    endgame_positions: usize,
+    /// The endgame positions have from 16 up to this many empties.
+    #[arg(long, default_value_t = 24)]
+    endgame_empties: u32,
+    /// Which fits to make; the rest is kept from the table at `--output`.
+    #[arg(long, value_enum, default_value_t = Part::Both)]
+    part: Part,
     /// Where to write the table (the built-in one is src/eval/oxello.mpc).
     #[arg(long, default_value = "oxello.mpc")]
     output: PathBuf,
 }
 
-/// Runs `oxello tune-mpc` on all cores (one single-threaded search per core), writes the
-/// table and prints each depth's fit.
-pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
-    if !(MIN_CUT_DEPTH + 1..=crate::search::probcut::MAX_FIT_DEPTH).contains(&args.depth) {
-        anyhow::bail!(
-            "--depth must be from {} to {}",
-            MIN_CUT_DEPTH + 1,
-            crate::search::probcut::MAX_FIT_DEPTH
-        );
-    }
-    let files = args.games.files()?;
-    let games = load_all_games(&files)?;
-    // Far enough from the end that no iteration reaches the exact solver.
-    let empties = (args.depth + 8, 56);
-    let positions = sample_positions(&games, args.positions, args.seed, empties);
-    eprintln!(
-        "{} positions with {}-{} empties from {} games, searched to depth {}",
-        positions.len(),
-        empties.0,
-        empties.1,
-        games.len(),
-        args.depth
-    );
+/// Searches `positions` on all cores (one single-threaded search per core) with `work`,
+/// showing progress.
+fn search_all<R: Send>(
+    positions: &[Position],
+    evaluation: &Evaluation,
+    work: impl Fn(&mut Engine, Position) -> R + Sync,
+) -> anyhow::Result<Vec<R>> {
     let bar = progress_bar(
         positions.len() as u64,
         "{bar:30} {pos}/{len} positions [{elapsed}<{eta}]",
@@ -222,38 +275,137 @@ pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         threads: 1,
         hash_mib: 16,
     };
-    let samples = map_on_engines(
-        &positions,
+    let results = map_on_engines(
+        positions,
         crate::engine::all_cores(),
         options,
         evaluation,
         |engine, &position| {
-            let scores = depth_scores(engine, position, args.depth);
+            let result = work(engine, position);
             bar.inc(1);
-            scores
+            result
         },
     )?;
     bar.finish_and_clear();
-    let (table, reports) = fit_table(&samples, args.depth)
+    Ok(results)
+}
+
+/// Fits the midgame depths to searches of positions from `games` and prints each fit.
+fn tune_midgame(
+    args: &TuneMpcArgs,
+    games: &[LabelledGame],
+    evaluation: &Evaluation,
+) -> anyhow::Result<Vec<DepthFit>> {
+    // Far enough from the end that no iteration reaches the exact solver.
+    let empties = (args.depth + 8, 56);
+    let positions = sample_positions(games, args.positions, args.seed, empties);
+    eprintln!(
+        "midgame: {} positions with {}-{} empties, searched to depth {}",
+        positions.len(),
+        empties.0,
+        empties.1,
+        args.depth
+    );
+    let samples = search_all(&positions, evaluation, |engine, position| {
+        depth_scores(engine, position, args.depth)
+    })?;
+    let fits = fit_depths(&samples, args.depth)
         .ok_or_else(|| anyhow::anyhow!("too few positions to fit every depth"))?;
-    std::fs::write(&args.output, table.format())
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     println!(
         "{:>5} {:>7} {:>9} {:>7} {:>7} {:>9} {:>12}",
         "depth", "shallow", "positions", "a", "b", "deviation", "sigma at 36"
     );
-    for r in &reports {
+    for (fit, report) in &fits {
         println!(
             "{:>5} {:>7} {:>9} {:>7.3} {:>7.2} {:>9.2} {:>12.2}",
-            r.fit.depth,
-            shallow_depth(r.fit.depth),
-            r.positions,
-            r.fit.a,
-            r.fit.b,
-            r.deviation,
-            table.sigma(r.fit.depth, 36).unwrap_or(f64::NAN)
+            fit.depth,
+            shallow_depth(fit.depth),
+            report.positions,
+            fit.fit.a,
+            fit.fit.b,
+            report.deviation,
+            fit.fit.sigma(36)
         );
     }
+    Ok(fits.into_iter().map(|(fit, _)| fit).collect())
+}
+
+/// Fits the endgame solver's prediction to exact solves of positions from `games` and prints
+/// the fit.
+fn tune_endgame(
+    args: &TuneMpcArgs,
+    games: &[LabelledGame],
+    evaluation: &Evaluation,
+) -> anyhow::Result<Fit> {
+    let empties = (PROBABLE_CUT_MIN_EMPTIES, args.endgame_empties);
+    let positions = sample_positions(games, args.endgame_positions, args.seed, empties);
+    eprintln!(
+        "endgame: {} positions with {}-{} empties, solved exactly",
+        positions.len(),
+        empties.0,
+        empties.1
+    );
+    let samples = search_all(&positions, evaluation, endgame_scores)?;
+    let report =
+        fit_endgame(&samples).ok_or_else(|| anyhow::anyhow!("too few endgame positions to fit"))?;
+    let fit = report.fit;
+    println!(
+        "endgame: {} positions, exact = {:.3} * shallow + {:.2}, deviation {:.2}, sigma {:.2} at {} and {:.2} at {} empties",
+        report.positions,
+        fit.a,
+        fit.b,
+        report.deviation,
+        fit.sigma(empties.0),
+        empties.0,
+        fit.sigma(empties.1),
+        empties.1
+    );
+    Ok(fit)
+}
+
+/// Runs `oxello tune-mpc`, writes the table and prints each fit.
+pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+    if !(MIN_CUT_DEPTH + 1..=MAX_FIT_DEPTH).contains(&args.depth) {
+        anyhow::bail!(
+            "--depth must be from {} to {MAX_FIT_DEPTH}",
+            MIN_CUT_DEPTH + 1
+        );
+    }
+    if !(PROBABLE_CUT_MIN_EMPTIES + 2..=40).contains(&args.endgame_empties) {
+        anyhow::bail!(
+            "--endgame-empties must be from {} to 40",
+            PROBABLE_CUT_MIN_EMPTIES + 2
+        );
+    }
+    let kept = if args.part == Part::Both {
+        None
+    } else {
+        let text = std::fs::read_to_string(&args.output).map_err(|e| {
+            anyhow::anyhow!(
+                "--part {:?} keeps the other fit from {}, which cannot be read: {e}",
+                args.part,
+                args.output.display()
+            )
+        })?;
+        Some(
+            ProbCutTable::parse(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.output.display()))?,
+        )
+    };
+    let files = args.games.files()?;
+    let games = load_all_games(&files)?;
+    eprintln!("{} games", games.len());
+    let fits = match &kept {
+        Some(table) if args.part == Part::Endgame => table.fits.clone(),
+        _ => tune_midgame(args, &games, evaluation)?,
+    };
+    let endgame = match &kept {
+        Some(table) if args.part == Part::Midgame => table.endgame,
+        _ => tune_endgame(args, &games, evaluation)?,
+    };
+    let table = ProbCutTable { fits, endgame };
+    std::fs::write(&args.output, table.format())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     println!("table written to {}", args.output.display());
     Ok(())
 }
@@ -288,9 +440,9 @@ mod tests {
                 }
             })
             .collect();
-        let (table, reports) = fit_table(&samples, 6).unwrap();
-        assert_eq!(table.fits.len(), 4);
-        for (fit, report) in table.fits.iter().zip(&reports) {
+        let fits = fit_depths(&samples, 6).unwrap();
+        assert_eq!(fits.len(), 4);
+        for (DepthFit { fit, .. }, report) in &fits {
             assert!(
                 (fit.a - 2.0).abs() < 1e-9 && (fit.b - 3.0).abs() < 1e-9,
                 "{fit:?}"
@@ -298,6 +450,35 @@ mod tests {
             assert!(fit.sigma.iter().all(|c| c.abs() < 1e-6), "{fit:?}");
             assert_eq!(report.positions, 60);
         }
-        assert!(fit_table(&samples[..20], 6).is_none(), "too few positions");
+        assert!(fit_depths(&samples[..20], 6).is_none(), "too few positions");
+    }
+
+    #[test]
+    fn the_endgame_fit_measures_a_deviation_that_grows_with_the_empties() {
+        // exact = shallow - 1, off by +(empties - 14) and -(empties - 14) in pairs: the line
+        // is recovered, and the mean absolute residual, empties - 14, is σ·√(2/π).
+        let samples: Vec<EndgameScores> = (0..90)
+            .map(|i: i32| {
+                let empties = 16 + (i / 2 % 9) as u32;
+                let error = (empties as i32 - 14) * if i % 2 == 0 { 1 } else { -1 };
+                let shallow = i / 2 % 17 - 8;
+                EndgameScores {
+                    empties,
+                    shallow,
+                    exact: shallow - 1 + error,
+                }
+            })
+            .collect();
+        let report = fit_endgame(&samples).unwrap();
+        let fit = report.fit;
+        assert!(
+            (fit.a - 1.0).abs() < 1e-9 && (fit.b + 1.0).abs() < 1e-9,
+            "{fit:?}"
+        );
+        let scale = (std::f64::consts::PI / 2.0).sqrt();
+        for empties in [16, 24] {
+            let expected = f64::from(empties - 14) * scale;
+            assert!((fit.sigma(empties) - expected).abs() < 1e-9, "{fit:?}");
+        }
     }
 }

@@ -5,17 +5,14 @@
 //! that finds it resumes, skipping the positions it holds searched deep enough. `--shard i/n`
 //! searches every n-th position only; `book merge` joins the shards.
 
-use super::{search_exit, worker_options, ExitSearchArgs};
+use super::{search_into, ExitSearchArgs, Unsearched};
 use crate::board::{Board, Move, Position};
-use crate::book::{canonical, is_book_position, moves_reaching, Book, BookEntry};
+use crate::book::{canonical, is_book_position, moves_reaching, Book};
 use crate::eval::Evaluation;
 use crate::tools::dataset::{load_all_games, GameSources};
-use crate::tools::{map_on_engines, parse_shard, progress_bar};
+use crate::tools::parse_shard;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-
-/// Positions searched between two saves of the book.
-const BATCH: usize = 256;
 
 /// `oxello book build`.
 #[derive(clap::Args, Debug)]
@@ -90,13 +87,14 @@ pub fn run(
     } else {
         Book::default()
     };
-    let depth = args.search.depth.min(60) as u8;
-    let done =
-        |book: &Book, board: &Board| book.get(board).is_some_and(|e| e.exact || e.depth >= depth);
-    let todo: Vec<(Board, u32)> = mine
+    let todo: Vec<Unsearched> = mine
         .iter()
-        .filter(|(b, _)| !done(&book, b))
-        .copied()
+        .filter(|(b, _)| !args.search.done(book.get(b)))
+        .map(|&(board, games)| Unsearched {
+            board,
+            games,
+            staying: moves_reaching(&board, |next| in_book.contains(next)),
+        })
         .collect();
     log::info!(
         "{} games, {} positions within {} plies reached by {}+ games; shard {shard}/{shards}: {}, {} still to search",
@@ -107,34 +105,16 @@ pub fn run(
         mine.len(),
         todo.len()
     );
-    let bar = progress_bar(
-        mine.len() as u64,
-        "{bar:30} {pos}/{len} positions searched [{elapsed}<{eta}]",
-    );
-    bar.set_position((mine.len() - todo.len()) as u64);
     let workers = threads.unwrap_or_else(crate::engine::all_cores);
-    for batch in todo.chunks(BATCH) {
-        let entries: Vec<BookEntry> = map_on_engines(
-            batch,
-            workers,
-            worker_options(),
-            evaluation,
-            |engine, &(board, games)| {
-                let staying = moves_reaching(&board, |next| in_book.contains(next));
-                search_exit(engine, &board, staying, games, args.search)
-            },
-        )?;
-        for entry in entries {
-            book.insert(entry);
-        }
-        book.negamax();
-        book.write_file(&args.out)?;
-        bar.inc(batch.len() as u64);
-        log::info!("{} of {} positions searched", bar.position(), mine.len());
-    }
-    book.negamax();
-    book.write_file(&args.out)?;
-    bar.finish_and_clear();
+    search_into(
+        &mut book,
+        &todo,
+        mine.len(),
+        &args.out,
+        workers,
+        evaluation,
+        args.search,
+    )?;
     println!(
         "{}: {} positions ({} of this shard's {} searched in this run)",
         args.out.display(),

@@ -4,15 +4,21 @@
 
 pub mod build;
 pub mod check;
+pub mod deepen;
 pub mod extend;
 pub mod merge;
 pub mod show;
 
 use crate::board::{Board, Color, Position};
-use crate::book::{BookEntry, NO_MOVE};
+use crate::book::{Book, BookEntry, NO_MOVE};
 use crate::engine::{level_depth, Engine};
 use crate::eval::Evaluation;
 use crate::search::{Limits, Proof, SearchOptions};
+use crate::tools::{map_on_engines, progress_bar};
+use std::path::Path;
+
+/// Positions searched between two saves of a book.
+const BATCH: usize = 256;
 
 /// `oxello book`: the book tools.
 #[derive(clap::Args, Debug)]
@@ -29,6 +35,8 @@ enum BookCommand {
     Show(show::ShowArgs),
     /// Deepen the lines the book plays, searching the positions they reach.
     Extend(extend::ExtendArgs),
+    /// Search every position's exit again, deeper.
+    Deepen(deepen::DeepenArgs),
     /// Join books (e.g. the shards of a build) into one.
     Merge(merge::MergeArgs),
     /// Measure what the book's moves lose by deeper searches of a sample of positions.
@@ -42,6 +50,7 @@ pub fn run(args: BookArgs, threads: Option<usize>, evaluation: &Evaluation) -> a
         BookCommand::Build(args) => build::run(&args, threads, evaluation),
         BookCommand::Show(args) => show::run(&args),
         BookCommand::Extend(args) => extend::run(&args, threads, evaluation),
+        BookCommand::Deepen(args) => deepen::run(&args, threads, evaluation),
         BookCommand::Merge(args) => merge::run(&args),
         BookCommand::Check(args) => check::run(&args, threads, evaluation),
     }
@@ -71,6 +80,59 @@ impl ExitSearchArgs {
             ..Limits::default()
         }
     }
+}
+
+impl ExitSearchArgs {
+    /// Whether a book entry already holds a search at least this deep (or is exact), so a
+    /// resumed run skips it.
+    fn done(&self, entry: Option<&BookEntry>) -> bool {
+        entry.is_some_and(|e| e.exact || u32::from(e.depth) >= self.depth.min(60))
+    }
+}
+
+/// A position whose exit is still to search: how many games reach it, and the moves that
+/// stay in the book.
+#[derive(Clone, Copy, Debug)]
+pub struct Unsearched {
+    pub board: Board,
+    pub games: u32,
+    pub staying: u64,
+}
+
+/// Searches the exits of `todo` on `workers` engines in batches, inserting the entries into
+/// `book`, negamaxing it and saving it to `out` after every batch, so that an interrupted run
+/// keeps its work; the progress bar counts `total` positions, those not in `todo` done.
+fn search_into(
+    book: &mut Book,
+    todo: &[Unsearched],
+    total: usize,
+    out: &Path,
+    workers: usize,
+    evaluation: &Evaluation,
+    search: ExitSearchArgs,
+) -> anyhow::Result<()> {
+    let bar = progress_bar(
+        total as u64,
+        "{bar:30} {pos}/{len} positions searched [{elapsed}<{eta}]",
+    );
+    bar.set_position((total - todo.len()) as u64);
+    for batch in todo.chunks(BATCH) {
+        let entries: Vec<BookEntry> =
+            map_on_engines(batch, workers, worker_options(), evaluation, |engine, p| {
+                search_exit(engine, &p.board, p.staying, p.games, search)
+            })?;
+        for entry in entries {
+            book.insert(entry);
+        }
+        book.negamax();
+        book.write_file(out)?;
+        bar.inc(batch.len() as u64);
+        log::info!("{} of {total} positions searched", bar.position());
+    }
+    book.negamax();
+    book.write_file(out)?;
+    bar.finish_and_clear();
+    Ok(())
 }
 
 /// Searches `board`'s best move among those not in `staying` (the moves that reach book
