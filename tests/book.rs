@@ -34,9 +34,6 @@ fn build_at(dir: &Path, name: &str, depth: &str, extra: &[&str]) -> PathBuf {
     let games = fixture(GAMES);
     let plies = PLIES.to_string();
     let mut args = vec![
-        "--threads",
-        "1",
-        "book",
         "build",
         games.to_str().unwrap(),
         "--out",
@@ -47,8 +44,15 @@ fn build_at(dir: &Path, name: &str, depth: &str, extra: &[&str]) -> PathBuf {
         depth,
     ];
     args.extend_from_slice(extra);
-    assert_prints(&oxello_in(dir, &args), "positions");
+    assert_prints(&book_tool(dir, &args), "positions");
     out
+}
+
+/// Runs `oxello --threads 1 book` with `args` in `dir`.
+fn book_tool(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["--threads", "1", "book"];
+    all.extend_from_slice(args);
+    oxello_in(dir, &all)
 }
 
 /// The positions within `PLIES` moves of the fixture's games that two or more games reach, in
@@ -228,19 +232,10 @@ fn extend_deepens_the_lines_the_book_plays() {
 
 /// Runs `book deepen` on `book` to depth 5, writing `out`, with `extra` options.
 fn deepen(dir: &Path, book: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "--threads",
-        "1",
-        "book",
-        "deepen",
-        book.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--depth",
-        "5",
-    ];
+    let (book, out) = (book.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["deepen", book, "--out", out, "--depth", "5"];
     args.extend_from_slice(extra);
-    oxello_in(dir, &args)
+    book_tool(dir, &args)
 }
 
 #[test]

@@ -70,12 +70,5 @@ pub fn run(
         evaluation,
         args.search,
     )?;
-    println!(
-        "{}: {} positions ({} of this shard's {} searched in this run)",
-        out.display(),
-        book.len(),
-        todo.len(),
-        mine.len()
-    );
     Ok(())
 }

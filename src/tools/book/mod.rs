@@ -101,7 +101,8 @@ pub struct Unsearched {
 
 /// Searches the exits of `todo` on `workers` engines in batches, inserting the entries into
 /// `book`, negamaxing it and saving it to `out` after every batch, so that an interrupted run
-/// keeps its work; the progress bar counts `total` positions, those not in `todo` done.
+/// keeps its work; the progress bar and the closing report count `total` positions (the
+/// shard's), those not in `todo` done before.
 fn search_into(
     book: &mut Book,
     todo: &[Unsearched],
@@ -132,6 +133,12 @@ fn search_into(
     book.negamax();
     book.write_file(out)?;
     bar.finish_and_clear();
+    println!(
+        "{}: {} positions ({} of this shard's {total} searched in this run)",
+        out.display(),
+        book.len(),
+        todo.len()
+    );
     Ok(())
 }
 
