@@ -122,6 +122,19 @@ fn a_build_holds_the_positions_of_the_games_with_negamaxed_values() {
     assert_eq!(Book::read_file(&path).unwrap(), book);
 }
 
+/// Merges two books with `book merge` into `dir/merged.book`: the merged book and the run.
+fn merge(dir: &Path, first: &Path, second: &Path) -> (Book, std::process::Output) {
+    let merged = dir.join("merged.book");
+    let (first, second, out) = (
+        first.to_str().unwrap(),
+        second.to_str().unwrap(),
+        merged.to_str().unwrap(),
+    );
+    let report = book_tool(dir, &["merge", first, second, "--out", out]);
+    let book = Book::read_file(&merged).unwrap_or_default();
+    (book, report)
+}
+
 #[test]
 fn shards_merge_into_the_whole_book() {
     let dir = scratch_dir("book-shards");
@@ -134,22 +147,8 @@ fn shards_merge_into_the_whole_book() {
     );
     assert!(!a.is_empty() && !b.is_empty());
     assert_eq!(a.len() + b.len(), whole.len());
-    let merged = dir.join("merged.book");
-    assert_prints(
-        &oxello_in(
-            &dir,
-            &[
-                "book",
-                "merge",
-                first.to_str().unwrap(),
-                second.to_str().unwrap(),
-                "--out",
-                merged.to_str().unwrap(),
-            ],
-        ),
-        &format!("{} positions from 2 books", whole.len()),
-    );
-    let merged = Book::read_file(&merged).unwrap();
+    let (merged, report) = merge(&dir, &first, &second);
+    assert_prints(&report, &format!("{} positions from 2 books", whole.len()));
     let boards = |book: &Book| book.entries().iter().map(|e| e.board).collect::<Vec<_>>();
     assert_eq!(boards(&merged), boards(&whole));
 }
@@ -274,22 +273,8 @@ fn deepen_searches_every_position_again_as_a_deeper_build_would() {
             part
         })
         .collect();
-    let merged = dir.join("merged.book");
-    assert_prints(
-        &oxello_in(
-            &dir,
-            &[
-                "book",
-                "merge",
-                parts[0].to_str().unwrap(),
-                parts[1].to_str().unwrap(),
-                "--out",
-                merged.to_str().unwrap(),
-            ],
-        ),
-        "positions from 2 books",
-    );
-    let merged = Book::read_file(&merged).unwrap();
+    let (merged, report) = merge(&dir, &parts[0], &parts[1]);
+    assert_prints(&report, "positions from 2 books");
     assert_eq!(merged.len(), deeper_build.len());
     assert!(merged.entries().iter().all(|e| e.depth == 5 || e.exact));
 }
