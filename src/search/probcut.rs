@@ -30,7 +30,7 @@ const HEADER: &str = "oxello-mpc 2";
 pub const PROBABLE_CUT_MIN_EMPTIES: u32 = 16;
 /// Selective iterations of the endgame solver before the exact one; they run from this level
 /// down to 1.
-pub const SELECTIVE_LEVELS: u8 = 4;
+pub const SELECTIVE_LEVELS: u8 = LEVELS.len() as u8;
 const _: () = assert!(
     SELECTIVE_LEVELS <= super::tt::MAX_SELECTIVITY,
     "the table records every selective level"
@@ -42,21 +42,19 @@ pub const MIN_CUT_DEPTH: u32 = 3;
 /// The deepest remaining depth a table can fit.
 pub const MAX_FIT_DEPTH: u32 = 30;
 
-/// Confidence of each selectivity level, as the `t` of the cut test (level 1 first): about
-/// 99%, 95%, 87% and 73% of the deep results lie within `t·σ` of their prediction.
-const CONFIDENCE_T: [f64; 4] = [2.6, 2.0, 1.5, 1.1];
+/// Each selectivity level (level 1 first): the `t` of its cut test, and its confidence in
+/// per cent, the share of deep results within `t·σ` of their prediction, both sides counted.
+const LEVELS: [(f64, u32); 4] = [(2.6, 99), (2.0, 95), (1.5, 87), (1.1, 73)];
 
-/// The confidence of a selectivity level in per cent, as engines show it (`18@95%`): the
-/// share of deep results within `t·σ` of their prediction, both sides counted; 100 for full
-/// width (level 0).
+/// The level of `level`, if it is a selective one.
+fn selective_level(level: u8) -> Option<&'static (f64, u32)> {
+    LEVELS.get(usize::from(level).wrapping_sub(1))
+}
+
+/// The confidence of a selectivity level in per cent, as engines show it (`18@95%`); 100 for
+/// full width (level 0).
 pub fn level_percent(level: u8) -> u32 {
-    match level {
-        0 => 100,
-        1 => 99,
-        2 => 95,
-        3 => 87,
-        _ => 73,
-    }
+    selective_level(level.min(SELECTIVE_LEVELS)).map_or(100, |&(_, percent)| percent)
 }
 
 /// The depth of the shallow search that predicts a search of `depth` plies: about a quarter
@@ -92,7 +90,7 @@ impl Fit {
     /// the first proves a probable fail high, one at or below the second a probable fail low.
     /// A bound no score can reach is `None`.
     fn cut_bounds(&self, empties: u32, level: u8, alpha: i32, beta: i32) -> CutBounds {
-        let Some(&t) = CONFIDENCE_T.get(usize::from(level).wrapping_sub(1)) else {
+        let Some(&(t, _)) = selective_level(level) else {
             return (None, None);
         };
         let margin = t * self.sigma(empties);
