@@ -8,7 +8,9 @@ use oxello::book::Book;
 use oxello::engine::EngineOptions;
 use oxello::eval::Evaluation;
 use oxello::protocol::ServerConfig;
-use oxello::tools::{arena, bench, book, eval_error, perft, selfplay, solve, train, tune_mpc};
+use oxello::tools::{
+    arena, bench, book, eval_error, label, perft, selfplay, solve, train, tune_mpc,
+};
 
 #[derive(Parser)]
 #[command(
@@ -64,6 +66,8 @@ enum Command {
     Match(Box<arena::command::MatchArgs>),
     /// Fit pattern weights to games (WTHOR .wtb files or selfplay transcripts).
     Train(train::TrainArgs),
+    /// Label the positions of games with search scores, for training.
+    Label(label::LabelArgs),
     /// Play games against itself from random openings, for training.
     Selfplay(selfplay::SelfplayArgs),
     /// Mean absolute error of the static evaluation against the games' final scores.
@@ -116,6 +120,7 @@ fn main() -> Result<()> {
         }
         Some(Command::Match(args)) => arena::command::run(*args),
         Some(Command::Train(args)) => train::run(&args, &evaluation),
+        Some(Command::Label(args)) => label::run(&args, cli.threads, &evaluation),
         Some(Command::Selfplay(args)) => selfplay::run(&args, &evaluation),
         Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),
         Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),

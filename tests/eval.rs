@@ -6,7 +6,9 @@ mod common;
 
 use common::{playout, pseudo_random_bytes};
 use oxello::board::{Board, Symmetry};
-use oxello::eval::patterns::{for_each_slot, instance_index, tables, PATTERN_TYPES};
+use oxello::eval::patterns::{
+    feature_offsets, for_each_slot, instance_index, tables, PATTERN_TYPES,
+};
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::tools::dataset::{all_examples, load_games};
 use oxello::tools::eval_error::{evaluation_error, label_floor};
@@ -56,10 +58,14 @@ proptest! {
             actual.sort_unstable();
             prop_assert_eq!(reference, actual, "pattern {}", PATTERN_TYPES[kind].0);
         }
-        // The evaluation's own (bit-extraction) path visits the same slots.
+        // The evaluation's own (bit-extraction) path visits the same slots, then the counting
+        // features' and the bias.
         let mut visited = Vec::new();
         for_each_slot(&board, |slot| visited.push(slot as u32));
         prop_assert_eq!(visited.pop(), Some(t.bias_slot() as u32));
+        let features = visited.split_off(visited.len() - 4);
+        let offsets = feature_offsets(&board);
+        prop_assert_eq!(features, offsets.map(|o| (t.feature_base() + o) as u32).to_vec());
         let mut expected: Vec<u32> = t.instances.iter().map(|i| t.slot_of_index[i.kind][instance_index(&board, &i.squares)]).collect();
         visited.sort_unstable();
         expected.sort_unstable();
@@ -120,11 +126,9 @@ fn a_tiny_training_run_lowers_the_validation_error() {
         validation_percent: 20,
         ..TrainConfig::default()
     };
-    let (training, validation) = split(
-        all_examples(games, 8, &Evaluation::default(), &|| {}).unwrap(),
-        &config,
-    );
-    let (_, reports) = train(&training, &validation, &config, &|| {});
+    let per_game = all_examples(games, 8, &Evaluation::default(), &|| {}).unwrap();
+    let (training, validation) = split((0..).zip(per_game).collect(), &config);
+    let (_, reports) = train(&training, &validation, &Weights::zero(), &config, &|| {});
     let before: f64 = reports
         .iter()
         .map(|r| r.mae_before * r.validation_positions as f64)
@@ -145,8 +149,8 @@ fn a_tiny_training_run_lowers_the_validation_error() {
         improved >= 10,
         "only {improved} phases improved: {reports:?}"
     );
-    let (again, _) = train(&training, &validation, &config, &|| {});
-    let (first, _) = train(&training, &validation, &config, &|| {});
+    let (again, _) = train(&training, &validation, &Weights::zero(), &config, &|| {});
+    let (first, _) = train(&training, &validation, &Weights::zero(), &config, &|| {});
     assert_eq!(again, first, "training is reproducible");
 }
 

@@ -188,6 +188,16 @@ impl Board {
         }
     }
 
+    /// The least of the 8 symmetric forms (by player, then opponent), and the symmetry that
+    /// maps this board to it: one key for a position and all its mirror images.
+    pub fn canonical(&self) -> (Board, Symmetry) {
+        Symmetry::ALL
+            .iter()
+            .map(|&symmetry| (self.transformed(symmetry), symmetry))
+            .min_by_key(|(b, _)| (b.player, b.opponent))
+            .expect("there are 8 symmetries")
+    }
+
     /// A 64-bit key for the transposition table.
     #[inline]
     pub fn hash_key(&self) -> u64 {

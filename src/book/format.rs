@@ -12,7 +12,7 @@
 //! Positions are canonical (the least of their symmetric forms) and strictly increasing by
 //! (player, opponent), so that the book is searched in place.
 
-use super::{canonical, is_book_position, Book, BookEntry, NO_MOVE};
+use super::{is_book_position, Book, BookEntry, NO_MOVE};
 use crate::board::Board;
 
 const MAGIC: &[u8; 12] = b"oxello-book\n";
@@ -134,7 +134,7 @@ fn parse_record(record: &[u8]) -> Result<BookEntry, &'static str> {
     if !is_book_position(&board) {
         return Err("the side to move has no move");
     }
-    if canonical(&board).0 != board {
+    if board.canonical().0 != board {
         return Err("the position is not in canonical orientation");
     }
     let (value, exit_move, exit_score) = (record[16] as i8, record[17], record[18] as i8);

@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 /// The exit move of a position whose legal moves all stay in the book.
 pub const NO_MOVE: u8 = 255;
 
-/// One book position, stored in its canonical orientation (see [`canonical`]).
+/// One book position, stored in its canonical orientation (see [`Board::canonical`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BookEntry {
     /// The position, from the side to move.
@@ -38,7 +38,7 @@ pub struct BookEntry {
 impl BookEntry {
     /// The entry turned to its board's canonical orientation, exit move included.
     fn in_canonical_orientation(self) -> BookEntry {
-        let (board, symmetry) = canonical(&self.board);
+        let (board, symmetry) = self.board.canonical();
         let exit_move = if self.exit_move == NO_MOVE {
             NO_MOVE
         } else {
@@ -69,15 +69,6 @@ pub struct BookMove {
     pub leaves_book: bool,
 }
 
-/// The least of the 8 symmetric forms of `board`, and the symmetry that maps `board` to it.
-pub fn canonical(board: &Board) -> (Board, Symmetry) {
-    Symmetry::ALL
-        .iter()
-        .map(|&symmetry| (board.transformed(symmetry), symmetry))
-        .min_by_key(|(b, _)| (b.player, b.opponent))
-        .expect("there are 8 symmetries")
-}
-
 /// Whether a position belongs in a book: not over, and the side to move has a move (a
 /// position that must pass is looked up after the pass).
 pub fn is_book_position(board: &Board) -> bool {
@@ -101,7 +92,7 @@ fn after_move(board: &Board, square: usize) -> Option<(Board, bool)> {
 pub fn moves_reaching(board: &Board, known: impl Fn(&Board) -> bool) -> u64 {
     Squares(board.moves())
         .filter(|&square| {
-            after_move(board, square).is_some_and(|(next, _)| known(&canonical(&next).0))
+            after_move(board, square).is_some_and(|(next, _)| known(&next.canonical().0))
         })
         .fold(0, |mask, square| mask | 1 << square)
 }
@@ -176,7 +167,8 @@ impl Book {
 
     /// The entry of `board` (in any orientation), if it is in the book.
     pub fn get(&self, board: &Board) -> Option<&BookEntry> {
-        self.index_of(&canonical(board).0).map(|i| &self.entries[i])
+        self.index_of(&board.canonical().0)
+            .map(|i| &self.entries[i])
     }
 
     /// Whether `board` (in any orientation) is in the book.
@@ -202,7 +194,7 @@ impl Book {
     /// The moves the book knows from `board`, best first: those reaching book positions, and
     /// the exit. Empty when the position is not in the book.
     pub fn moves(&self, board: &Board) -> Vec<BookMove> {
-        let Some(index) = self.index_of(&canonical(board).0) else {
+        let Some(index) = self.index_of(&board.canonical().0) else {
             return Vec::new();
         };
         self.moves_of_entry(&self.entries[index], Some(board))

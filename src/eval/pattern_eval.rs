@@ -1,7 +1,7 @@
 //! The trained evaluation: the sum of the weights of every pattern instance's slot, plus a bias,
 //! for the phase of the position.
 
-use super::patterns::{masked_index, phase_of, tables, PHASES};
+use super::patterns::{feature_offsets, masked_index, phase_of, tables, FEATURE_SLOTS, PHASES};
 use super::weights::{Weights, WeightsError, SCALE};
 use super::Evaluator;
 use crate::board::Board;
@@ -15,9 +15,11 @@ pub struct PatternEvaluator {
     /// Per instance, its squares as a mask and where its indices start in a phase's table.
     instances: Vec<(u64, usize)>,
     /// Per phase, the weight of every index of every instance, one instance after another,
-    /// and the bias last: one load an instance, where the slots need two (index to slot, slot
-    /// to weight).
+    /// then the counting features' weights, and the bias last: one load an instance, where
+    /// the slots need two (index to slot, slot to weight).
     by_index: Vec<Box<[i16]>>,
+    /// Where the counting features' weights start in a phase's table.
+    features_start: usize,
 }
 
 impl PatternEvaluator {
@@ -45,6 +47,8 @@ impl PatternEvaluator {
             instances.push((mask, slot_of_entry.len()));
             slot_of_entry.extend_from_slice(slots);
         }
+        let features_start = slot_of_entry.len();
+        slot_of_entry.extend((0..FEATURE_SLOTS).map(|f| (tables.feature_base() + f) as u32));
         slot_of_entry.push(tables.bias_slot() as u32);
         let by_index = (0..PHASES)
             .map(|phase| {
@@ -58,6 +62,7 @@ impl PatternEvaluator {
         PatternEvaluator {
             instances,
             by_index,
+            features_start,
         }
     }
 
@@ -66,10 +71,15 @@ impl PatternEvaluator {
     pub fn raw(&self, board: &Board) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
         let bias = i32::from(table[table.len() - 1]);
+        let features: i32 = feature_offsets(board)
+            .iter()
+            .map(|&offset| i32::from(table[self.features_start + offset]))
+            .sum();
         self.instances
             .iter()
             .map(|&(mask, start)| i32::from(table[start + masked_index(board, mask)]))
             .sum::<i32>()
+            + features
             + bias
     }
 }

@@ -5,12 +5,43 @@
 //! the type's order, each as 0 (empty), 1 (side to move) or 2 (other side), giving a base-3
 //! index. Indices that a symmetry of the pattern itself maps onto each other share a weight
 //! slot, so the evaluation is exactly invariant under the board's symmetries.
+//!
+//! After the patterns come counting features, each count its own slot: the legal moves of each
+//! side (mobility) and the empty squares next to each side's discs (potential mobility), which
+//! patterns see only piecemeal. Counts are the same under every symmetry.
 
-use crate::board::{Board, Symmetry};
+use crate::board::{adjacent_empties, Board, Symmetry};
 use std::sync::OnceLock;
 
 /// Identifies this pattern set in weights files.
-pub const PATTERN_SET_ID: u32 = 1;
+pub const PATTERN_SET_ID: u32 = 2;
+
+/// The set before the counting features: the same patterns, so its weights still read (with
+/// the features at zero).
+pub const PATTERNS_ONLY_SET_ID: u32 = 1;
+
+/// Slots of a mobility count, 0 to 30 moves (more counts as 30).
+const MOBILITY_VALUES: usize = 31;
+/// Slots of a potential mobility count, 0 to 40 squares (more counts as 40).
+const POTENTIAL_VALUES: usize = 41;
+/// Slots of the counting features: the side to move's mobility, the other side's, then their
+/// potential mobilities.
+pub const FEATURE_SLOTS: usize = 2 * MOBILITY_VALUES + 2 * POTENTIAL_VALUES;
+
+/// Where each counting feature's value falls in the block of [`FEATURE_SLOTS`].
+#[inline]
+pub fn feature_offsets(board: &Board) -> [usize; 4] {
+    let empties = board.empties();
+    let count = |bits: u64, cap: usize| (bits.count_ones() as usize).min(cap - 1);
+    [
+        count(board.moves(), MOBILITY_VALUES),
+        MOBILITY_VALUES + count(board.opponent_moves(), MOBILITY_VALUES),
+        2 * MOBILITY_VALUES + count(adjacent_empties(board.opponent, empties), POTENTIAL_VALUES),
+        2 * MOBILITY_VALUES
+            + POTENTIAL_VALUES
+            + count(adjacent_empties(board.player, empties), POTENTIAL_VALUES),
+    ]
+}
 
 /// The pattern types: a name and the squares of one instance (a1 = 0 .. h8 = 63).
 pub const PATTERN_TYPES: [(&str, &[u8]); 11] = [
@@ -56,7 +87,8 @@ pub struct PatternTables {
     pub instances: Vec<Instance>,
     /// Per type: base-3 index -> slot number (global over all types).
     pub slot_of_index: Vec<Vec<u32>>,
-    /// Number of slots over all types, plus one bias slot (the last).
+    /// Number of slots: the patterns', then [`FEATURE_SLOTS`] for the counting features, then
+    /// one bias slot (the last).
     pub slots: usize,
     /// Per instance: its squares as a mask, and the slot of every index read in ascending
     /// square order (the order in which bit extraction delivers them).
@@ -86,6 +118,11 @@ impl PatternTables {
     /// The slot of the constant term.
     pub fn bias_slot(&self) -> usize {
         self.slots - 1
+    }
+
+    /// The first slot of the counting features (the patterns' slots are those before).
+    pub fn feature_base(&self) -> usize {
+        self.slots - 1 - FEATURE_SLOTS
     }
 
     /// Per instance: its squares as a mask, and the slot of each of its indices as
@@ -187,7 +224,7 @@ fn build_tables() -> PatternTables {
     PatternTables {
         instances,
         slot_of_index,
-        slots: next_slot as usize + 1,
+        slots: next_slot as usize + FEATURE_SLOTS + 1,
         masked,
     }
 }
@@ -220,12 +257,16 @@ pub fn instance_index(board: &Board, squares: &[u8]) -> usize {
     index
 }
 
-/// Calls `visit` with the weight slot of every instance on `board`, then the bias slot.
+/// Calls `visit` with the weight slot of every instance on `board`, then of every counting
+/// feature, then the bias slot.
 #[inline]
 pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
     let tables = tables();
     for (mask, slots) in &tables.masked {
         visit(slots[masked_index(board, *mask)] as usize);
+    }
+    for offset in feature_offsets(board) {
+        visit(tables.feature_base() + offset);
     }
     visit(tables.bias_slot());
 }
@@ -270,5 +311,54 @@ mod tests {
         let counts: Vec<usize> = (0..PATTERN_TYPES.len()).map(count).collect();
         assert_eq!(counts, [4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4]);
         assert_eq!(t.instances.len(), 46);
+    }
+
+    /// The counts square by square: legal moves by trying each empty square, potential
+    /// mobility by looking at each empty square's neighbours.
+    fn counted(board: &Board) -> [usize; 4] {
+        let empty = |sq: usize| board.empties() >> sq & 1 == 1;
+        let beside = |sq: usize, discs: u64| {
+            let (file, rank) = ((sq % 8) as i32, (sq / 8) as i32);
+            (-1..=1).any(|df| {
+                (-1..=1).any(|dr| {
+                    let (f, r) = (file + df, rank + dr);
+                    (0..8).contains(&f) && (0..8).contains(&r) && discs >> (r * 8 + f) & 1 == 1
+                })
+            })
+        };
+        let other = Board::new(board.opponent, board.player);
+        let count = |keep: &dyn Fn(usize) -> bool| (0..64).filter(|&sq| keep(sq)).count();
+        [
+            count(&|sq| empty(sq) && board.flips(sq) != 0),
+            count(&|sq| empty(sq) && other.flips(sq) != 0),
+            count(&|sq| empty(sq) && beside(sq, board.opponent)),
+            count(&|sq| empty(sq) && beside(sq, board.player)),
+        ]
+    }
+
+    #[test]
+    fn features_count_mobility_and_potential_mobility() {
+        let mut board = Board::START;
+        for step in 0..50u64 {
+            let moves = board.moves();
+            if moves == 0 {
+                break;
+            }
+            let [own, theirs, own_potential, their_potential] = counted(&board);
+            assert_eq!(
+                feature_offsets(&board),
+                [
+                    own.min(30),
+                    31 + theirs.min(30),
+                    62 + own_potential.min(40),
+                    103 + their_potential.min(40)
+                ],
+                "{board:?}"
+            );
+            let pick = (step * 7) as u32 % moves.count_ones();
+            let square = crate::board::Squares(moves).nth(pick as usize).unwrap();
+            board = board.play(square).expect("a legal move");
+        }
+        assert_eq!(FEATURE_SLOTS, 144);
     }
 }

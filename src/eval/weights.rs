@@ -1,5 +1,7 @@
 //! The weights file: a header (magic, version, pattern set, phases, slots, scale, checksum) and
-//! then `phases * slots` little-endian `i16` weights in units of 1/`scale` disc.
+//! then `phases * slots` little-endian `i16` weights in units of 1/`scale` disc. Files of the
+//! pattern set before the counting features (`PATTERNS_ONLY_SET_ID`) still read, their
+//! features weighing nothing.
 //!
 //! ```text
 //! offset  size  field
@@ -13,7 +15,7 @@
 //! 36       ...  weights: phase 0 slots, phase 1 slots, ...
 //! ```
 
-use super::patterns::{tables, PATTERN_SET_ID, PHASES};
+use super::patterns::{tables, FEATURE_SLOTS, PATTERNS_ONLY_SET_ID, PATTERN_SET_ID, PHASES};
 
 const MAGIC: &[u8; 8] = b"OXELLOEV";
 const VERSION: u32 = 1;
@@ -108,10 +110,11 @@ impl Weights {
         if version != VERSION {
             return Err(WeightsError::Version(version));
         }
-        if set != PATTERN_SET_ID {
-            return Err(WeightsError::PatternSet(set));
-        }
-        let expected = tables().slots;
+        let expected = match set {
+            PATTERN_SET_ID => tables().slots,
+            PATTERNS_ONLY_SET_ID => tables().slots - FEATURE_SLOTS,
+            _ => return Err(WeightsError::PatternSet(set)),
+        };
         if phases as usize != PHASES || slots as usize != expected || scale != SCALE as u32 {
             return Err(WeightsError::Shape {
                 phases,
@@ -127,14 +130,24 @@ impl Weights {
         if fnv1a(payload) != checksum {
             return Err(WeightsError::Checksum);
         }
-        let values = payload
+        let read: Vec<i16> = payload
             .chunks_exact(2)
             .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
             .collect();
-        Ok(Weights {
-            slots: expected,
-            values,
-        })
+        if set == PATTERN_SET_ID {
+            return Ok(Weights {
+                slots: expected,
+                values: read,
+            });
+        }
+        let mut weights = Weights::zero();
+        let features = tables().feature_base();
+        for (phase, old) in read.chunks_exact(expected).enumerate() {
+            let new = &mut weights.values[phase * weights.slots..(phase + 1) * weights.slots];
+            new[..features].copy_from_slice(&old[..features]);
+            new[weights.slots - 1] = old[expected - 1];
+        }
+        Ok(weights)
     }
 }
 
@@ -168,11 +181,56 @@ mod tests {
             Weights::from_bytes(&other_set),
             Err(WeightsError::PatternSet(9))
         );
-        let mut other_version = bytes;
+        let mut other_version = bytes.clone();
         other_version[8] = 2;
         assert_eq!(
             Weights::from_bytes(&other_version),
             Err(WeightsError::Version(2))
         );
+    }
+
+    /// A file of the patterns-only set, as the weights before the counting features were written.
+    fn patterns_only_file(weights: &Weights) -> Vec<u8> {
+        let features = tables().feature_base();
+        let old_slots = weights.slots - FEATURE_SLOTS;
+        let mut payload = Vec::new();
+        for phase in 0..PHASES {
+            let values = weights.phase(phase);
+            for &w in values[..features]
+                .iter()
+                .chain(&values[weights.slots - 1..])
+            {
+                payload.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let mut bytes = MAGIC.to_vec();
+        for field in [
+            VERSION,
+            PATTERNS_ONLY_SET_ID,
+            PHASES as u32,
+            old_slots as u32,
+            SCALE as u32,
+        ] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes
+    }
+
+    #[test]
+    fn patterns_only_files_read_with_the_features_at_zero() {
+        let mut weights = Weights::zero();
+        for (i, w) in weights.values.iter_mut().enumerate() {
+            *w = (i % 1999) as i16 - 999;
+        }
+        let features = tables().feature_base();
+        let read = Weights::from_bytes(&patterns_only_file(&weights)).unwrap();
+        for phase in 0..PHASES {
+            let (written, read) = (weights.phase(phase), read.phase(phase));
+            assert_eq!(read[..features], written[..features]);
+            assert!(read[features..weights.slots - 1].iter().all(|&w| w == 0));
+            assert_eq!(read[weights.slots - 1], written[weights.slots - 1]);
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! theoretical score) and `oxello selfplay` transcripts (the exact score), turned into
 //! positions labelled with the final disc difference for the side to move.
 
+use super::label::format::LabelsFile;
 use super::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
@@ -94,14 +95,22 @@ pub struct GameSources {
     files: Vec<PathBuf>,
     /// A directory whose .wtb files are all read (e.g. the WTHOR database and
     /// Logistello's book games).
-    #[arg(long, required_unless_present = "files")]
+    #[arg(long)]
     data: Option<PathBuf>,
 }
 
 impl GameSources {
+    /// Whether no games were named at all.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.data.is_none()
+    }
+
     /// The files to read: those named, then the directory's WTHOR files in name order. An
     /// unreadable directory, or one without WTHOR files, is an error.
     pub fn files(&self) -> anyhow::Result<Vec<PathBuf>> {
+        if self.is_empty() {
+            anyhow::bail!("no games: name game files or a --data directory");
+        }
         let mut files = self.files.clone();
         if let Some(dir) = &self.data {
             let mut found: Vec<_> = std::fs::read_dir(dir)
@@ -127,23 +136,29 @@ pub fn labelling_bar(games: usize) -> indicatif::ProgressBar {
     )
 }
 
-/// Every position of `game` that is not over, with its label; positions with at most
-/// `exact_empties` empties are labelled with their exact score instead, proved by `solver`
-/// from the end of the game back (see [`ExactSolver::score`]).
-pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver) -> Vec<Example> {
+/// The positions of `game` from the start, each before its move, and the position it ends in.
+pub fn positions_of(game: &LabelledGame) -> (Vec<Position>, Position) {
     let mut positions = Vec::with_capacity(game.moves.len());
     let mut position = Position::START;
     for &mv in &game.moves {
         positions.push(position);
         position = position.play(mv).expect("games are replayed when loaded");
     }
-    // Exact scores for the side to move, from the last position back: the move played from a
-    // position scores the negation of the next position's score, so that is a floor.
+    (positions, position)
+}
+
+/// The exact score for the side to move of every position of a game (`positions`, ending in
+/// `end`) with at most `exact_empties` empties, `None` for the others, proved by `solver` from
+/// the end of the game back: the move played from a position scores the negation of the next
+/// position's score, so that is a floor (see [`ExactSolver::score`]).
+pub fn exact_scores(
+    positions: &[Position],
+    end: &Position,
+    exact_empties: u32,
+    solver: &ExactSolver,
+) -> Vec<Option<i32>> {
     let mut exact = vec![None; positions.len()];
-    let mut next = position
-        .board
-        .is_game_over()
-        .then(|| position.board.final_score());
+    let mut next = end.board.is_game_over().then(|| end.board.final_score());
     for (i, earlier) in positions.iter().enumerate().rev() {
         if earlier.board.empty_count() > exact_empties {
             break;
@@ -152,6 +167,14 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
         exact[i] = Some(score);
         next = Some(score);
     }
+    exact
+}
+
+/// Every position of `game` that is not over, with its label; positions with at most
+/// `exact_empties` empties are labelled with their exact score instead (see [`exact_scores`]).
+pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver) -> Vec<Example> {
+    let (positions, end) = positions_of(game);
+    let exact = exact_scores(&positions, &end, exact_empties, solver);
     positions
         .iter()
         .zip(exact)
@@ -168,6 +191,27 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
             }
         })
         .collect()
+}
+
+/// The examples of labels files written by `oxello label`, grouped by game (the game's rank
+/// in its run, which the shards of one run share).
+pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<Vec<(u64, Vec<Example>)>> {
+    let mut per_game: Vec<(u64, Vec<Example>)> = Vec::new();
+    for path in files {
+        let file = LabelsFile::read_complete(path)?;
+        for label in file.labels {
+            let example = Example {
+                board: label.board,
+                label: f32::from(label.score),
+            };
+            let game = u64::from(label.game);
+            match per_game.last_mut() {
+                Some((last, examples)) if *last == game => examples.push(example),
+                _ => per_game.push((game, vec![example])),
+            }
+        }
+    }
+    Ok(per_game)
 }
 
 /// Proves exact scores of small positions for many threads at once: each search runs on its

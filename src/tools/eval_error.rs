@@ -1,10 +1,11 @@
 //! `oxello eval-error`: the static evaluation's mean absolute error against the theoretical
-//! (or exact) final score, per phase, on any set of games, beside the floor no evaluation can
-//! go below on the same labels.
+//! (or exact) final score, per phase, on any set of games, or against the search scores of
+//! labels files, beside the floor no evaluation can go below on the same labels.
 
-use super::dataset::{all_examples, labelling_bar, load_all_games, Example, LabelledGame};
-use super::train::{mean_absolute_error, midgame_examples};
-use crate::board::{Board, Symmetry};
+use super::dataset::{
+    all_examples, label_examples, labelling_bar, load_all_games, Example, LabelledGame,
+};
+use super::train::{is_validation, mean_absolute_error, midgame_examples, TrainConfig};
 use crate::eval::patterns::{phase_empties, phase_of, PHASES};
 use crate::eval::Evaluation;
 
@@ -41,8 +42,14 @@ pub fn evaluation_error(
         .into_iter()
         .flatten()
         .collect();
+    Ok(examples_error(&examples, evaluation))
+}
+
+/// Per-phase errors of `evaluation` on labelled positions, the error over positions with 24 to
+/// 59 empties, and their floors.
+pub fn examples_error(examples: &[Example], evaluation: &Evaluation) -> EvaluationError {
     let mut by_phase = vec![Vec::new(); PHASES];
-    for example in &examples {
+    for example in examples {
         by_phase[phase_of(example.board.empty_count())].push(*example);
     }
     let phases = by_phase
@@ -55,12 +62,12 @@ pub fn evaluation_error(
             floor: label_floor(examples),
         })
         .collect();
-    let midgame = midgame_examples(&examples);
-    Ok(EvaluationError {
+    let midgame = midgame_examples(examples);
+    EvaluationError {
         phases,
         midgame: mean_absolute_error(evaluation, &midgame),
         midgame_floor: label_floor(&midgame),
-    })
+    }
 }
 
 /// The least mean absolute error that any evaluation (any function of the position, the same
@@ -72,7 +79,10 @@ pub fn label_floor(examples: &[Example]) -> f64 {
     }
     let mut keyed: Vec<((u64, u64), f32)> = examples
         .iter()
-        .map(|e| (canonical(&e.board), e.label))
+        .map(|e| {
+            let key = e.board.canonical().0;
+            ((key.player, key.opponent), e.label)
+        })
         .collect();
     keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let total: f64 = keyed
@@ -87,35 +97,42 @@ pub fn label_floor(examples: &[Example]) -> f64 {
     total / examples.len() as f64
 }
 
-/// The least of a board's 8 symmetric images, as (player, opponent).
-fn canonical(board: &Board) -> (u64, u64) {
-    Symmetry::ALL
-        .iter()
-        .map(|&s| {
-            let image = board.transformed(s);
-            (image.player, image.opponent)
-        })
-        .min()
-        .expect("eight symmetries")
-}
-
 /// `oxello eval-error`: the static evaluation's error against the games' scores.
 #[derive(clap::Args, Debug)]
 pub struct EvalErrorArgs {
     /// WTHOR .wtb files or selfplay transcripts.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "labels")]
     files: Vec<std::path::PathBuf>,
     /// Measure positions with at most this many empties against their exact scores.
     #[arg(long, default_value_t = 0)]
     exact_empties: u32,
+    /// Labels files written by `oxello label`: measure against their search scores instead.
+    #[arg(long = "labels", num_args = 1.., conflicts_with = "files")]
+    labels: Vec<std::path::PathBuf>,
+    /// With --labels, only the games `oxello train` keeps for validation by default (its
+    /// --seed and --validation defaults): the positions weights trained on those files never
+    /// saw.
+    #[arg(long, requires = "labels")]
+    held_out: bool,
 }
 
 /// Runs `oxello eval-error`, printing the error and its floor per phase.
 pub fn run(args: &EvalErrorArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
-    let games = load_all_games(&args.files)?;
-    let bar = labelling_bar(games.len());
-    let error = evaluation_error(&games, evaluation, args.exact_empties, &|| bar.inc(1))?;
-    bar.finish_and_clear();
+    let (error, games) = if args.labels.is_empty() {
+        let games = load_all_games(&args.files)?;
+        let bar = labelling_bar(games.len());
+        let error = evaluation_error(&games, evaluation, args.exact_empties, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        (error, games.len())
+    } else {
+        let config = TrainConfig::default();
+        let per_game: Vec<_> = label_examples(&args.labels)?
+            .into_iter()
+            .filter(|(game, _)| !args.held_out || is_validation(*game, &config))
+            .collect();
+        let examples: Vec<Example> = per_game.iter().flat_map(|(_, e)| e.clone()).collect();
+        (examples_error(&examples, evaluation), per_game.len())
+    };
     println!(
         "{:>5} {:>7} {:>10} {:>8} {:>8}",
         "phase", "empties", "positions", "MAE", "floor"
@@ -133,9 +150,7 @@ pub fn run(args: &EvalErrorArgs, evaluation: &Evaluation) -> anyhow::Result<()> 
     }
     println!(
         "MAE over 24-59 empties: {:.2} discs, floor {:.2} ({} games)",
-        error.midgame,
-        error.midgame_floor,
-        games.len()
+        error.midgame, error.midgame_floor, games
     );
     Ok(())
 }
@@ -143,6 +158,7 @@ pub fn run(args: &EvalErrorArgs, evaluation: &Evaluation) -> anyhow::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Board;
 
     fn example(board: Board, label: f32) -> Example {
         Example { board, label }

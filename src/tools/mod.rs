@@ -5,6 +5,7 @@ pub mod bench;
 pub mod book;
 pub mod dataset;
 pub mod eval_error;
+pub mod label;
 pub mod perft;
 pub mod selfplay;
 pub mod solve;

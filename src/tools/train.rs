@@ -4,8 +4,13 @@
 //! phase is fitted on its own (phases run in parallel, each one sequential, so the result
 //! depends only on the seed): least squares by stochastic gradient descent with per-slot
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
+//!
+//! Positions come labelled with their games' results (WTHOR games, selfplay transcripts) or
+//! with search scores (`oxello label` files), or both.
 
-use super::dataset::{all_examples, labelling_bar, load_all_games, Example, GameSources};
+use super::dataset::{
+    all_examples, label_examples, labelling_bar, load_all_games, Example, GameSources,
+};
 use super::eval_error::label_floor;
 use super::progress_bar;
 use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
@@ -45,7 +50,8 @@ pub struct PhaseReport {
     pub phase: usize,
     pub training_positions: usize,
     pub validation_positions: usize,
-    /// Mean absolute error of the untrained weights (all zero: predicting a draw).
+    /// Mean absolute error of the starting weights (all zero, predicting a draw, unless
+    /// training starts from other weights).
     pub mae_before: f64,
     /// Mean absolute error of the trained evaluation, in discs.
     pub mae_after: f64,
@@ -55,18 +61,19 @@ pub struct PhaseReport {
 }
 
 /// Whether game number `game` belongs to the validation set.
-pub fn is_validation(game: usize, config: &TrainConfig) -> bool {
-    seeded_hash(config.seed, game as u64) % 100 < config.validation_percent
+pub fn is_validation(game: u64, config: &TrainConfig) -> bool {
+    seeded_hash(config.seed, game) % 100 < config.validation_percent
 }
 
-/// Splits per-game examples into per-phase training and validation sets.
+/// Splits the examples of numbered games into per-phase training and validation sets, a game
+/// wholly on one side.
 pub fn split(
-    per_game: Vec<Vec<Example>>,
+    per_game: Vec<(u64, Vec<Example>)>,
     config: &TrainConfig,
 ) -> (Vec<Vec<Example>>, Vec<Vec<Example>>) {
     let mut training = vec![Vec::new(); PHASES];
     let mut validation = vec![Vec::new(); PHASES];
-    for (game, examples) in per_game.into_iter().enumerate() {
+    for (game, examples) in per_game {
         let target = if is_validation(game, config) {
             &mut validation
         } else {
@@ -79,17 +86,19 @@ pub fn split(
     (training, validation)
 }
 
-/// Fits one phase's weights (in discs) to its examples.
+/// Fits one phase's weights (in discs) to its examples, starting from `initial`; from all
+/// zero, the bias starts at the mean label.
 fn fit_phase(
     examples: &[Example],
     phase: usize,
+    initial: Vec<f32>,
     config: &TrainConfig,
     progress: &(dyn Fn() + Sync),
 ) -> Vec<f32> {
     let slots = tables().slots;
-    let mut weights = vec![0f32; slots];
+    let mut weights = initial;
     let mut squared = vec![0f32; slots];
-    if !examples.is_empty() {
+    if !examples.is_empty() && weights.iter().all(|&w| w == 0.0) {
         weights[tables().bias_slot()] =
             examples.iter().map(|e| e.label).sum::<f32>() / examples.len() as f32;
     }
@@ -120,6 +129,10 @@ fn fit_phase(
     weights
 }
 
+/// Where the numbers of games read with their results start, so that they never meet the ranks
+/// of labelled games in the validation split.
+const GAME_NUMBERS_START: u64 = 1 << 40;
+
 /// The empties over which the headline error is measured: the midgame, where the evaluation
 /// matters (the solver takes over later).
 pub const MIDGAME_EMPTIES: std::ops::RangeInclusive<u32> = 24..=59;
@@ -148,16 +161,24 @@ pub fn mean_absolute_error(
     total / examples.len() as f64
 }
 
-/// Trains weights on `training` (per phase) and measures them on `validation`.
+/// Trains weights on `training` (per phase) from `initial` and measures them on `validation`.
 pub fn train(
     training: &[Vec<Example>],
     validation: &[Vec<Example>],
+    initial: &Weights,
     config: &TrainConfig,
     progress: &(dyn Fn() + Sync),
 ) -> (Weights, Vec<PhaseReport>) {
     let fitted: Vec<Vec<f32>> = (0..PHASES)
         .into_par_iter()
-        .map(|phase| fit_phase(&training[phase], phase, config, progress))
+        .map(|phase| {
+            let start = initial
+                .phase(phase)
+                .iter()
+                .map(|&w| f32::from(w) / SCALE as f32)
+                .collect();
+            fit_phase(&training[phase], phase, start, config, progress)
+        })
         .collect();
     let slots = tables().slots;
     let mut weights = Weights::zero();
@@ -170,7 +191,7 @@ pub fn train(
         }
     }
     let trained = PatternEvaluator::new(weights.clone());
-    let untrained = PatternEvaluator::new(Weights::zero());
+    let untrained = PatternEvaluator::new(initial.clone());
     let reports = (0..PHASES)
         .map(|phase| PhaseReport {
             phase,
@@ -184,11 +205,18 @@ pub fn train(
     (weights, reports)
 }
 
-/// `oxello train`: fits pattern weights to games.
+/// `oxello train`: fits pattern weights to games and labelled positions.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
     #[command(flatten)]
     games: GameSources,
+    /// Labels files written by `oxello label` (positions with search scores), instead of or
+    /// beside games.
+    #[arg(long = "labels", num_args = 1..)]
+    labels: Vec<PathBuf>,
+    /// Start from these weights (builtin or a weights file) rather than from zero.
+    #[arg(long)]
+    init: Option<String>,
     /// Where to write the weights.
     #[arg(long, default_value = "oxello.weights")]
     output: PathBuf,
@@ -222,29 +250,54 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         validation_percent: args.validation,
         seed: args.seed,
     };
-    let files = args.games.files()?;
-    let games = load_all_games(&files)?;
+    if args.games.is_empty() && args.labels.is_empty() {
+        anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
+    }
+    let mut per_game = Vec::new();
+    if !args.games.is_empty() {
+        let files = args.games.files()?;
+        let games = load_all_games(&files)?;
+        eprintln!(
+            "{} games from {} files; labelling positions (exact from {} empties)",
+            games.len(),
+            files.len(),
+            args.exact_empties
+        );
+        let bar = labelling_bar(games.len());
+        let examples = all_examples(&games, args.exact_empties, evaluation, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        // Game numbers of their own, apart from the ranks of labelled games.
+        per_game.extend((GAME_NUMBERS_START..).zip(examples));
+    }
+    let labelled = label_examples(&args.labels)?;
     eprintln!(
-        "{} games from {} files; labelling positions (exact from {} empties)",
-        games.len(),
-        files.len(),
-        args.exact_empties
+        "{} positions of {} games from {} labels files",
+        labelled.iter().map(|(_, e)| e.len()).sum::<usize>(),
+        labelled.len(),
+        args.labels.len()
     );
-    let bar = labelling_bar(games.len());
-    let per_game = all_examples(&games, args.exact_empties, evaluation, &|| bar.inc(1))?;
-    bar.finish_and_clear();
+    per_game.extend(labelled);
+    let initial = match args.init.as_deref() {
+        None => Weights::zero(),
+        Some("builtin" | "built-in") => PatternEvaluator::built_in_weights(),
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| anyhow::anyhow!("cannot read weights '{path}': {e}"))?;
+            Weights::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
+        }
+    };
     let (training, validation) = split(per_game, &config);
     let bar = progress_bar(
         u64::from(config.epochs) * PHASES as u64,
         "{bar:30} {pos}/{len} phase epochs [{elapsed}]",
     );
-    let (weights, reports) = train(&training, &validation, &config, &|| bar.inc(1));
+    let (weights, reports) = train(&training, &validation, &initial, &config, &|| bar.inc(1));
     bar.finish_and_clear();
     std::fs::write(&args.output, weights.to_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     println!(
         "{:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "phase", "empties", "training", "validation", "MAE zero", "MAE", "floor"
+        "phase", "empties", "training", "validation", "MAE start", "MAE", "floor"
     );
     for r in &reports {
         let (low, high) = phase_empties(r.phase);

@@ -7,7 +7,7 @@
 
 use super::{search_into, ExitSearchArgs, Unsearched};
 use crate::board::{Board, Move, Position};
-use crate::book::{canonical, is_book_position, moves_reaching, Book};
+use crate::book::{is_book_position, moves_reaching, Book};
 use crate::eval::Evaluation;
 use crate::tools::dataset::{load_all_games, GameSources};
 use crate::tools::parse_shard;
@@ -47,7 +47,7 @@ pub fn game_positions(games: &[Vec<Move>], plies: usize) -> HashMap<Board, u32> 
                 break;
             }
             if is_book_position(&position.board) {
-                let key = canonical(&position.board).0;
+                let key = position.board.canonical().0;
                 if seen.insert(key) {
                     *counts.entry(key).or_default() += 1;
                 }
