@@ -189,3 +189,63 @@ fn bad_input_is_refused_with_a_reason() {
     );
     assert_fails_with(&broken, "line 2");
 }
+
+/// The error over 24-59 empties that `eval-error` prints for `eval` on the labels `file`.
+fn midgame_error(dir: &Path, file: &Path, eval: &str) -> f64 {
+    let out = oxello_in(
+        dir,
+        &[
+            "--eval",
+            eval,
+            "eval-error",
+            "--labels",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_prints(&out, "(12 games)");
+    let stdout = cli::text(&out.stdout);
+    stdout
+        .split("24-59 empties: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no error in: {stdout}"))
+}
+
+#[test]
+fn train_fits_labels_and_eval_error_measures_them() {
+    let dir = scratch_dir("label-train");
+    let labels = label(&dir, "all.labels", &[]);
+    let weights = dir.join("labels.weights");
+    let out = oxello_in(
+        &dir,
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--epochs",
+            "8",
+            "--output",
+            weights.to_str().unwrap(),
+        ],
+    );
+    assert_prints(&out, "weights written to");
+    assert!(cli::text(&out.stderr).contains("of 12 games from 1 labels files"));
+    let trained = midgame_error(&dir, &labels, weights.to_str().unwrap());
+    let built_in = midgame_error(&dir, &labels, "builtin");
+    assert!(
+        trained < built_in,
+        "fitted to these labels {trained}, built-in {built_in}"
+    );
+    let held_out = oxello_in(
+        &dir,
+        &[
+            "eval-error",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--held-out",
+        ],
+    );
+    assert!(held_out.status.success());
+    assert!(!cli::text(&held_out.stdout).contains("(12 games)"));
+}

@@ -214,6 +214,10 @@ pub struct TrainArgs {
     /// beside games.
     #[arg(long = "labels", num_args = 1..)]
     labels: Vec<PathBuf>,
+    /// How many times each labelled position counts in training against a game's position:
+    /// a search score is a much less noisy label than a game's result.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    label_weight: u32,
     /// Start from these weights (builtin or a weights file) rather than from zero.
     #[arg(long)]
     init: Option<String>,
@@ -276,7 +280,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         labelled.len(),
         args.labels.len()
     );
-    per_game.extend(labelled);
+    let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),
         Some("builtin" | "built-in") => PatternEvaluator::built_in_weights(),
@@ -286,7 +290,15 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
             Weights::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };
-    let (training, validation) = split(per_game, &config);
+    let (mut training, mut validation) = split(per_game, &config);
+    for (phase, examples) in labelled_training.into_iter().enumerate() {
+        for _ in 0..args.label_weight {
+            training[phase].extend_from_slice(&examples);
+        }
+    }
+    for (phase, examples) in labelled_validation.into_iter().enumerate() {
+        validation[phase].extend(examples);
+    }
     let bar = progress_bar(
         u64::from(config.epochs) * PHASES as u64,
         "{bar:30} {pos}/{len} phase epochs [{elapsed}]",
