@@ -20,7 +20,7 @@
 //! interrupted run is whole up to its last record; `oxello label` resumes from it.
 
 use crate::board::Board;
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"OXLABELS";
@@ -195,7 +195,6 @@ impl LabelsWriter {
                 file
             }
         };
-        use std::io::Seek;
         file.seek(std::io::SeekFrom::End(0)).map_err(error)?;
         Ok(LabelsWriter { file })
     }
