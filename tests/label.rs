@@ -136,6 +136,28 @@ fn threads_interruptions_and_resumptions_give_the_same_file() {
     assert_eq!(std::fs::read(&resumed).unwrap(), whole);
 }
 
+/// The bytes of a labels file as format version 1 wrote them: no evaluation fingerprint.
+fn as_version_1(bytes: &[u8]) -> Vec<u8> {
+    let mut old = bytes[..8].to_vec();
+    old.extend_from_slice(&1u16.to_le_bytes());
+    old.extend_from_slice(&bytes[10..20]);
+    old.extend_from_slice(&bytes[HEADER_BYTES..]);
+    old
+}
+
+#[test]
+fn a_version_1_file_resumes_in_its_own_format() {
+    let dir = scratch_dir("label-version-1");
+    let whole = std::fs::read(label(&dir, "whole.labels", &[])).unwrap();
+    let resumed = label(&dir, "resumed.labels", &["--games", "5"]);
+    let first_part = std::fs::read(&resumed).unwrap();
+    std::fs::write(&resumed, as_version_1(&first_part)).unwrap();
+    let file = read(&resumed);
+    assert_eq!(file.header.evaluation, None);
+    label(&dir, "resumed.labels", &[]);
+    assert_eq!(std::fs::read(&resumed).unwrap(), as_version_1(&whole));
+}
+
 #[test]
 fn shards_cover_the_run_between_them() {
     let dir = scratch_dir("label-shards");
@@ -160,6 +182,8 @@ fn bad_input_is_refused_with_a_reason() {
     assert_fails_with(&reseeded, "resume it with the same settings");
     let other_shard = run_label(&dir, &out, &["--shard", "1/2"]);
     assert_fails_with(&other_shard, "not in shard 1/2");
+    let other_eval = run_label(&dir, &out, &["--eval", "simple"]);
+    assert_fails_with(&other_eval, "another evaluation");
 
     let good = std::fs::read(&out).unwrap();
     let mut foreign = good.clone();

@@ -31,6 +31,9 @@ pub enum Evaluation {
     Patterns(Arc<PatternEvaluator>),
 }
 
+/// The fingerprint of the hand-made evaluation: "simple" in ASCII.
+const SIMPLE_FINGERPRINT: u64 = 0x0000_7369_6D70_6C65;
+
 impl Default for Evaluation {
     fn default() -> Self {
         Evaluation::Patterns(Arc::new(PatternEvaluator::built_in()))
@@ -50,6 +53,16 @@ impl Evaluation {
                     .map(|e| Evaluation::Patterns(Arc::new(e)))
                     .map_err(|e| format!("{path}: {e}"))
             }
+        }
+    }
+
+    /// A number that tells evaluations apart, so that files made by searches (labels) can
+    /// record which evaluation made them: the weights' checksum, or a constant for the
+    /// hand-made evaluation.
+    pub fn fingerprint(&self) -> u64 {
+        match self {
+            Evaluation::Simple => SIMPLE_FINGERPRINT,
+            Evaluation::Patterns(patterns) => patterns.checksum(),
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct PatternEvaluator {
     by_index: Vec<Box<[i16]>>,
     /// Where the counting features' weights start in a phase's table.
     features_start: usize,
+    /// The weights' checksum ([`Weights::checksum`]).
+    checksum: u64,
 }
 
 impl PatternEvaluator {
@@ -63,7 +65,13 @@ impl PatternEvaluator {
             instances,
             by_index,
             features_start,
+            checksum: weights.checksum(),
         }
+    }
+
+    /// The checksum of the weights, which tells them apart ([`Weights::checksum`]).
+    pub fn checksum(&self) -> u64 {
+        self.checksum
     }
 
     /// The score in 1/256 disc, before rounding.

@@ -73,9 +73,19 @@ impl Weights {
         &self.values[phase * self.slots..(phase + 1) * self.slots]
     }
 
+    /// The weights' bytes as a file holds them, after its header.
+    fn payload(&self) -> Vec<u8> {
+        self.values.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The checksum a file of these weights carries in its header: it tells weights apart.
+    pub fn checksum(&self) -> u64 {
+        fnv1a(&self.payload())
+    }
+
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let payload: Vec<u8> = self.values.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let payload = self.payload();
         let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len());
         bytes.extend_from_slice(MAGIC);
         for field in [

@@ -4,11 +4,12 @@
 //! ```text
 //! offset  size  field
 //!  0       8    magic "OXLABELS"
-//!  8       2    format version (1), little-endian
+//!  8       2    format version (2), little-endian
 //! 10       1    midgame search depth
 //! 11       1    exact empties: positions with at most this many empties are solved
 //! 12       8    seed of the game order, little-endian
-//! 20      ...   records of 22 bytes:
+//! 20       8    fingerprint of the evaluation the searches used, little-endian
+//! 28      ...   records of 22 bytes:
 //!                 0  4  game: its rank in the run's order (validation splits by it)
 //!                 4  8  the side to move's discs (bit 0 = a1 .. bit 63 = h8)
 //!                12  8  the other side's discs
@@ -17,16 +18,19 @@
 //! ```
 //!
 //! Records are appended a batch of games at a time, in game order, so a file cut short by an
-//! interrupted run is whole up to its last record; `oxello label` resumes from it.
+//! interrupted run is whole up to its last record; `oxello label` resumes from it. Version 1
+//! files, whose header stops before the fingerprint, are still read.
 
 use crate::board::Board;
 use std::io::{Seek, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"OXLABELS";
-const VERSION: u16 = 1;
+const VERSION: u16 = 2;
 /// Bytes before the first record.
-pub const HEADER_BYTES: usize = 20;
+pub const HEADER_BYTES: usize = 28;
+/// Bytes before the first record in a version 1 file, which has no evaluation fingerprint.
+const HEADER_BYTES_V1: usize = 20;
 /// Bytes of one record.
 pub const RECORD_BYTES: usize = 22;
 
@@ -39,6 +43,11 @@ pub struct LabelsHeader {
     pub exact_empties: u8,
     /// Seed of the order in which games are labelled.
     pub seed: u64,
+    /// Fingerprint of the evaluation the searches used ([`Evaluation::fingerprint`]); `None`
+    /// for a version 1 file, which did not record it.
+    ///
+    /// [`Evaluation::fingerprint`]: crate::eval::Evaluation::fingerprint
+    pub evaluation: Option<u64>,
 }
 
 /// One labelled position.
@@ -54,32 +63,56 @@ pub struct Label {
 }
 
 impl LabelsHeader {
-    /// The header's bytes.
-    pub fn to_bytes(self) -> [u8; HEADER_BYTES] {
-        let mut bytes = [0; HEADER_BYTES];
-        bytes[..8].copy_from_slice(MAGIC);
-        bytes[8..10].copy_from_slice(&VERSION.to_le_bytes());
-        bytes[10] = self.depth;
-        bytes[11] = self.exact_empties;
-        bytes[12..20].copy_from_slice(&self.seed.to_le_bytes());
+    /// Bytes of the header: version 2 with a fingerprint, version 1 without.
+    pub fn byte_len(self) -> usize {
+        match self.evaluation {
+            Some(_) => HEADER_BYTES,
+            None => HEADER_BYTES_V1,
+        }
+    }
+
+    /// The header's bytes (version 1 when the fingerprint is unknown, so that a file read
+    /// is written back as it was).
+    pub fn to_bytes(self) -> Vec<u8> {
+        let version = if self.evaluation.is_some() {
+            VERSION
+        } else {
+            1
+        };
+        let mut bytes = Vec::with_capacity(self.byte_len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&version.to_le_bytes());
+        bytes.push(self.depth);
+        bytes.push(self.exact_empties);
+        bytes.extend_from_slice(&self.seed.to_le_bytes());
+        if let Some(fingerprint) = self.evaluation {
+            bytes.extend_from_slice(&fingerprint.to_le_bytes());
+        }
         bytes
     }
 
     /// Reads a header, refusing another kind of file or another version.
     pub fn from_bytes(bytes: &[u8]) -> Result<LabelsHeader, String> {
-        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_BYTES_V1 || &bytes[..8] != MAGIC {
             return Err("not an oxello labels file (bad magic)".to_string());
         }
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != VERSION {
-            return Err(format!(
-                "labels format version {version} is not supported (this build reads version {VERSION})"
-            ));
-        }
+        let evaluation = match version {
+            1 => None,
+            VERSION if bytes.len() >= HEADER_BYTES => Some(word(20)),
+            VERSION => return Err("the header is cut short".to_string()),
+            _ => {
+                return Err(format!(
+                    "labels format version {version} is not supported (this build reads versions 1 and {VERSION})"
+                ))
+            }
+        };
         Ok(LabelsHeader {
             depth: bytes[10],
             exact_empties: bytes[11],
-            seed: u64::from_le_bytes(bytes[12..20].try_into().expect("eight bytes")),
+            seed: word(12),
+            evaluation,
         })
     }
 }
@@ -130,7 +163,7 @@ impl LabelsFile {
     /// Parses a file's bytes; errors name the record at fault.
     pub fn from_bytes(bytes: &[u8]) -> Result<LabelsFile, String> {
         let header = LabelsHeader::from_bytes(bytes)?;
-        let body = &bytes[HEADER_BYTES..];
+        let body = &bytes[header.byte_len()..];
         let chunks = body.chunks_exact(RECORD_BYTES);
         let partial_bytes = chunks.remainder().len();
         let labels = chunks
@@ -171,8 +204,9 @@ pub struct LabelsWriter {
 }
 
 impl LabelsWriter {
-    /// Opens `path` to append after its first `keep_records` records (dropping what follows),
-    /// or creates it with `header` when `keep_records` is `None`.
+    /// Opens `path`, whose header is `header`, to append after its first `keep_records`
+    /// records (dropping what follows), or creates it with `header` when `keep_records` is
+    /// `None`.
     pub fn open(
         path: &Path,
         header: LabelsHeader,
@@ -185,7 +219,7 @@ impl LabelsWriter {
                     .write(true)
                     .open(path)
                     .map_err(error)?;
-                file.set_len((HEADER_BYTES + records * RECORD_BYTES) as u64)
+                file.set_len((header.byte_len() + records * RECORD_BYTES) as u64)
                     .map_err(error)?;
                 file
             }
@@ -219,6 +253,7 @@ mod tests {
             depth: 8,
             exact_empties: 20,
             seed: 0x0123_4567_89AB_CDEF,
+            evaluation: Some(0xFEDC_BA98_7654_3210),
         };
         let labels = vec![
             Label {
@@ -238,7 +273,7 @@ mod tests {
     }
 
     fn bytes_of(header: LabelsHeader, labels: &[Label]) -> Vec<u8> {
-        let mut bytes = header.to_bytes().to_vec();
+        let mut bytes = header.to_bytes();
         for label in labels {
             label.write_to(&mut bytes);
         }
@@ -254,6 +289,26 @@ mod tests {
         assert_eq!(file.header, header);
         assert_eq!(file.labels, labels);
         assert_eq!(file.partial_bytes, 0);
+    }
+
+    #[test]
+    fn version_1_files_without_a_fingerprint_are_read_and_written_back_alike() {
+        let (header, labels) = sample();
+        let old = LabelsHeader {
+            evaluation: None,
+            ..header
+        };
+        let bytes = bytes_of(old, &labels);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
+        assert_eq!(bytes.len(), HEADER_BYTES_V1 + 2 * RECORD_BYTES);
+        let file = LabelsFile::from_bytes(&bytes).unwrap();
+        assert_eq!(file.header, old);
+        assert_eq!(file.labels, labels);
+        let current = bytes_of(header, &labels);
+        assert_eq!(current[..8], bytes[..8]);
+        assert_eq!(current[8..10], [2, 0]);
+        assert_eq!(current[10..20], bytes[10..20]);
+        assert_eq!(current[20..28], 0xFEDC_BA98_7654_3210u64.to_le_bytes());
     }
 
     #[test]
@@ -275,10 +330,14 @@ mod tests {
             .unwrap_err()
             .contains("magic"));
         let mut newer = good.clone();
-        newer[8] = 2;
+        newer[8] = 3;
         assert!(LabelsFile::from_bytes(&newer)
             .unwrap_err()
-            .contains("version 2"));
+            .contains("version 3"));
+        assert_eq!(
+            LabelsFile::from_bytes(&good[..24]).unwrap_err(),
+            "the header is cut short"
+        );
         let mut overlapping = good.clone();
         overlapping[HEADER_BYTES + RECORD_BYTES + 4] |= 0x02;
         assert_eq!(

@@ -59,9 +59,10 @@ pub fn game_order(games: usize, seed: u64) -> Vec<usize> {
     order
 }
 
-/// What a file already holds: the records kept, the positions they label, and the rank to
-/// go on from.
+/// What a file already holds: its header, the records kept, the positions they label, and the
+/// rank to go on from.
 struct Resume {
+    header: LabelsHeader,
     kept_records: usize,
     seen: HashSet<Board>,
     next_rank: usize,
@@ -81,7 +82,8 @@ fn resume_from(
     };
     let file =
         LabelsFile::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
-    if file.header != header {
+    let settings = |h: LabelsHeader| (h.depth, h.exact_empties, h.seed);
+    if settings(file.header) != settings(header) {
         anyhow::bail!(
             "{} was labelled with depth {}, exact empties {}, seed {}; resume it with the same settings or write another file",
             out.display(),
@@ -89,6 +91,18 @@ fn resume_from(
             file.header.exact_empties,
             file.header.seed
         );
+    }
+    match file.header.evaluation {
+        Some(theirs) if Some(theirs) != header.evaluation => anyhow::bail!(
+            "{} was labelled with another evaluation (fingerprint {theirs:016x}, this run's is {:016x}); resume it with the --eval it was begun with or write another file",
+            out.display(),
+            header.evaluation.unwrap_or_default()
+        ),
+        Some(_) => {}
+        None => log::warn!(
+            "{} does not record its evaluation (format version 1): make sure this run's --eval is the one it was begun with",
+            out.display()
+        ),
     }
     if let Some(stranger) = file
         .labels
@@ -110,6 +124,7 @@ fn resume_from(
         .filter(|l| Some(l.game) != last)
         .collect();
     Ok(Some(Resume {
+        header: file.header,
         kept_records: kept.len(),
         seen: kept.iter().map(|l| l.board.canonical().0).collect(),
         next_rank: last.map_or(0, |g| g as usize),
@@ -189,6 +204,7 @@ pub fn run(
         depth: args.depth,
         exact_empties: args.exact_empties,
         seed: args.seed,
+        evaluation: Some(evaluation.fingerprint()),
     };
     let files = args.sources.files()?;
     let games = load_all_games(&files)?;
@@ -198,11 +214,11 @@ pub fn run(
         .filter(|&r| r as u64 % shard.1 == shard.0)
         .collect();
     let resume = resume_from(&args.out, header, shard)?;
-    let (mut seen, next_rank, kept) = match resume {
-        Some(r) => (r.seen, r.next_rank, Some(r.kept_records)),
-        None => (HashSet::new(), 0, None),
+    let (mut seen, next_rank, file_header, kept) = match resume {
+        Some(r) => (r.seen, r.next_rank, r.header, Some(r.kept_records)),
+        None => (HashSet::new(), 0, header, None),
     };
-    let mut writer = LabelsWriter::open(&args.out, header, kept)?;
+    let mut writer = LabelsWriter::open(&args.out, file_header, kept)?;
     let todo: Vec<usize> = ranks.iter().copied().filter(|&r| r >= next_rank).collect();
     eprintln!(
         "{} games from {} files; labelling {} of this shard's {} (depth {}, exact from {} empties)",
