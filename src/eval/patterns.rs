@@ -14,11 +14,16 @@ use crate::board::{adjacent_empties, Board, Symmetry};
 use std::sync::OnceLock;
 
 /// Identifies this pattern set in weights files.
-pub const PATTERN_SET_ID: u32 = 2;
+pub const PATTERN_SET_ID: u32 = 3;
 
-/// The set before the counting features: the same patterns, so its weights still read (with
-/// the features at zero).
-pub const PATTERNS_ONLY_SET_ID: u32 = 1;
+/// The sets whose weights files this build still reads: each set's id, how many of
+/// [`PATTERN_TYPES`] it has (the first ones: types are only ever appended) and whether it has
+/// the counting features. What an older set lacks weighs nothing.
+pub const READABLE_SETS: [(u32, usize, bool); 3] = [
+    (1, 11, false),
+    (2, 11, true),
+    (PATTERN_SET_ID, PATTERN_TYPES.len(), true),
+];
 
 /// Slots of a mobility count, 0 to 30 moves (more counts as 30).
 const MOBILITY_VALUES: usize = 31;
@@ -43,8 +48,9 @@ pub fn feature_offsets(board: &Board) -> [usize; 4] {
     ]
 }
 
-/// The pattern types: a name and the squares of one instance (a1 = 0 .. h8 = 63).
-pub const PATTERN_TYPES: [(&str, &[u8]); 11] = [
+/// The pattern types: a name and the squares of one instance (a1 = 0 .. h8 = 63). New types go
+/// at the end, so that the slots of the older ones keep their numbers.
+pub const PATTERN_TYPES: [(&str, &[u8]); 13] = [
     ("corner 3x3", &[0, 1, 2, 8, 9, 10, 16, 17, 18]),
     ("corner 2x5", &[0, 1, 2, 3, 4, 8, 9, 10, 11, 12]),
     ("edge + 2 X", &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14]),
@@ -56,6 +62,8 @@ pub const PATTERN_TYPES: [(&str, &[u8]); 11] = [
     ("diagonal 6", &[2, 11, 20, 29, 38, 47]),
     ("diagonal 5", &[3, 12, 21, 30, 39]),
     ("diagonal 4", &[4, 13, 22, 31]),
+    ("edge block", &[0, 2, 3, 4, 5, 7, 10, 11, 12, 13]),
+    ("corner triangle", &[0, 1, 2, 3, 8, 9, 10, 16, 17, 24]),
 ];
 
 /// Phases of the game with their own weights, by number of empty squares.
@@ -123,6 +131,14 @@ impl PatternTables {
     /// The first slot of the counting features (the patterns' slots are those before).
     pub fn feature_base(&self) -> usize {
         self.slots - 1 - FEATURE_SLOTS
+    }
+
+    /// The slots of the first `types` pattern types (they come first, type after type).
+    pub fn pattern_slots_of_first(&self, types: usize) -> usize {
+        match self.slot_of_index.get(types) {
+            Some(map) => *map.iter().min().expect("a type has indices") as usize,
+            None => self.feature_base(),
+        }
     }
 
     /// Per instance: its squares as a mask, and the slot of each of its indices as
@@ -309,8 +325,24 @@ mod tests {
         let t = tables();
         let count = |kind: usize| t.instances.iter().filter(|i| i.kind == kind).count();
         let counts: Vec<usize> = (0..PATTERN_TYPES.len()).map(count).collect();
-        assert_eq!(counts, [4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4]);
-        assert_eq!(t.instances.len(), 46);
+        assert_eq!(counts, [4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4, 4, 4]);
+        assert_eq!(t.instances.len(), 54);
+    }
+
+    #[test]
+    fn types_take_their_slots_in_order() {
+        let t = tables();
+        for kind in 0..PATTERN_TYPES.len() {
+            let first = t.pattern_slots_of_first(kind);
+            let next = t.pattern_slots_of_first(kind + 1);
+            let slots = &t.slot_of_index[kind];
+            assert_eq!(*slots.iter().min().unwrap() as usize, first);
+            assert_eq!(*slots.iter().max().unwrap() as usize + 1, next);
+        }
+        assert_eq!(
+            t.pattern_slots_of_first(PATTERN_TYPES.len()),
+            t.feature_base()
+        );
     }
 
     /// The counts square by square: legal moves by trying each empty square, potential

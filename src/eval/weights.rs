@@ -1,7 +1,7 @@
 //! The weights file: a header (magic, version, pattern set, phases, slots, scale, checksum) and
 //! then `phases * slots` little-endian `i16` weights in units of 1/`scale` disc. Files of the
-//! pattern set before the counting features (`PATTERNS_ONLY_SET_ID`) still read, their
-//! features weighing nothing.
+//! older pattern sets (`READABLE_SETS`: set 1 without the counting features, set 2 without the
+//! last two pattern types) still read, what they lack weighing nothing.
 //!
 //! ```text
 //! offset  size  field
@@ -15,7 +15,7 @@
 //! 36       ...  weights: phase 0 slots, phase 1 slots, ...
 //! ```
 
-use super::patterns::{tables, FEATURE_SLOTS, PATTERNS_ONLY_SET_ID, PATTERN_SET_ID, PHASES};
+use super::patterns::{tables, FEATURE_SLOTS, PATTERN_SET_ID, PHASES, READABLE_SETS};
 
 const MAGIC: &[u8; 8] = b"OXELLOEV";
 const VERSION: u32 = 1;
@@ -30,7 +30,7 @@ pub enum WeightsError {
     BadMagic,
     #[error("weights format version {0} is not supported (this build reads version 1)")]
     Version(u32),
-    #[error("the weights are for pattern set {0}, this build uses set {PATTERN_SET_ID}")]
+    #[error("the weights are for pattern set {0}; this build reads sets 1 to {PATTERN_SET_ID}")]
     PatternSet(u32),
     #[error("the weights have {phases} phases of {slots} slots; this build needs {PHASES} of {expected}")]
     Shape {
@@ -120,11 +120,14 @@ impl Weights {
         if version != VERSION {
             return Err(WeightsError::Version(version));
         }
-        let expected = match set {
-            PATTERN_SET_ID => tables().slots,
-            PATTERNS_ONLY_SET_ID => tables().slots - FEATURE_SLOTS,
-            _ => return Err(WeightsError::PatternSet(set)),
+        let Some(&(_, types, has_features)) = READABLE_SETS.iter().find(|(id, ..)| *id == set)
+        else {
+            return Err(WeightsError::PatternSet(set));
         };
+        let tables = tables();
+        let pattern_slots = tables.pattern_slots_of_first(types);
+        let feature_slots = if has_features { FEATURE_SLOTS } else { 0 };
+        let expected = pattern_slots + feature_slots + 1;
         if phases as usize != PHASES || slots as usize != expected || scale != SCALE as u32 {
             return Err(WeightsError::Shape {
                 phases,
@@ -151,10 +154,12 @@ impl Weights {
             });
         }
         let mut weights = Weights::zero();
-        let features = tables().feature_base();
+        let features = tables.feature_base();
         for (phase, old) in read.chunks_exact(expected).enumerate() {
             let new = &mut weights.values[phase * weights.slots..(phase + 1) * weights.slots];
-            new[..features].copy_from_slice(&old[..features]);
+            new[..pattern_slots].copy_from_slice(&old[..pattern_slots]);
+            new[features..features + feature_slots]
+                .copy_from_slice(&old[pattern_slots..pattern_slots + feature_slots]);
             new[weights.slots - 1] = old[expected - 1];
         }
         Ok(weights)
@@ -199,28 +204,31 @@ mod tests {
         );
     }
 
-    /// A file of the patterns-only set, as the weights before the counting features were written.
-    fn patterns_only_file(weights: &Weights) -> Vec<u8> {
-        let features = tables().feature_base();
-        let old_slots = weights.slots - FEATURE_SLOTS;
+    /// A file of an older pattern set (`types` pattern types, with or without the counting
+    /// features) holding what `weights` has of it, as that set's build wrote it.
+    fn older_set_file(weights: &Weights, set: u32, types: usize, has_features: bool) -> Vec<u8> {
+        let t = tables();
+        let patterns = t.pattern_slots_of_first(types);
+        let features = t.feature_base()..t.feature_base() + FEATURE_SLOTS;
         let mut payload = Vec::new();
+        let mut slots = 0;
         for phase in 0..PHASES {
             let values = weights.phase(phase);
-            for &w in values[..features]
+            let kept: Vec<i16> = values[..patterns]
                 .iter()
+                .chain(if has_features {
+                    &values[features.clone()]
+                } else {
+                    &[]
+                })
                 .chain(&values[weights.slots - 1..])
-            {
-                payload.extend_from_slice(&w.to_le_bytes());
-            }
+                .copied()
+                .collect();
+            slots = kept.len();
+            payload.extend(kept.iter().flat_map(|w| w.to_le_bytes()));
         }
         let mut bytes = MAGIC.to_vec();
-        for field in [
-            VERSION,
-            PATTERNS_ONLY_SET_ID,
-            PHASES as u32,
-            old_slots as u32,
-            SCALE as u32,
-        ] {
+        for field in [VERSION, set, PHASES as u32, slots as u32, SCALE as u32] {
             bytes.extend_from_slice(&field.to_le_bytes());
         }
         bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
@@ -229,18 +237,28 @@ mod tests {
     }
 
     #[test]
-    fn patterns_only_files_read_with_the_features_at_zero() {
+    fn older_sets_read_with_what_they_lack_at_zero() {
         let mut weights = Weights::zero();
         for (i, w) in weights.values.iter_mut().enumerate() {
             *w = (i % 1999) as i16 - 999;
         }
-        let features = tables().feature_base();
-        let read = Weights::from_bytes(&patterns_only_file(&weights)).unwrap();
-        for phase in 0..PHASES {
-            let (written, read) = (weights.phase(phase), read.phase(phase));
-            assert_eq!(read[..features], written[..features]);
-            assert!(read[features..weights.slots - 1].iter().all(|&w| w == 0));
-            assert_eq!(read[weights.slots - 1], written[weights.slots - 1]);
+        let t = tables();
+        let features = t.feature_base();
+        for &(set, types, has_features) in &READABLE_SETS[..2] {
+            let read =
+                Weights::from_bytes(&older_set_file(&weights, set, types, has_features)).unwrap();
+            let patterns = t.pattern_slots_of_first(types);
+            for phase in 0..PHASES {
+                let (written, read) = (weights.phase(phase), read.phase(phase));
+                assert_eq!(read[..patterns], written[..patterns]);
+                assert!(read[patterns..features].iter().all(|&w| w == 0));
+                if has_features {
+                    assert_eq!(read[features..], written[features..]);
+                } else {
+                    assert!(read[features..weights.slots - 1].iter().all(|&w| w == 0));
+                    assert_eq!(read[weights.slots - 1], written[weights.slots - 1]);
+                }
+            }
         }
     }
 }
