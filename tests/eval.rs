@@ -7,7 +7,7 @@ mod common;
 use common::{playout, pseudo_random_bytes};
 use oxello::board::{Board, Symmetry};
 use oxello::eval::patterns::{
-    feature_offsets, for_each_slot, instance_index, tables, PATTERN_TYPES,
+    feature_offsets, for_each_slot, instance_index, phase_empties, tables, PATTERN_TYPES,
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::tools::dataset::{all_examples, load_games};
@@ -115,6 +115,47 @@ fn weights_files_round_trip_and_damage_is_refused() {
         .unwrap();
     assert!(!status.status.success());
     assert!(String::from_utf8_lossy(&status.stderr).contains("cannot read weights"));
+}
+
+#[test]
+fn phase_overlap_shares_training_positions_with_neighbouring_phases_only() {
+    let games = load_games(&common::fixture("WTH_2020.wtb")).unwrap();
+    let per_game: Vec<_> = (0..)
+        .zip(all_examples(&games[..60], 8, &Evaluation::default(), &|| {}).unwrap())
+        .collect();
+    let strict = TrainConfig {
+        validation_percent: 20,
+        ..TrainConfig::default()
+    };
+    let overlapping = TrainConfig {
+        phase_overlap: 2,
+        ..strict
+    };
+    let (strict_training, strict_validation) = split(per_game.clone(), &strict);
+    let (training, validation) = split(per_game, &overlapping);
+    let empties_of = |examples: &[oxello::tools::dataset::Example]| -> Vec<u32> {
+        examples.iter().map(|e| e.board.empty_count()).collect()
+    };
+    let strict_empties: Vec<u32> = strict_training.iter().flat_map(|p| empties_of(p)).collect();
+    for (phase, examples) in training.iter().enumerate() {
+        let (low, high) = phase_empties(phase);
+        let expected = strict_empties
+            .iter()
+            .filter(|&&e| e + 2 >= low && e <= high + 2)
+            .count();
+        assert_eq!(examples.len(), expected, "phase {phase}");
+        assert!(empties_of(examples)
+            .iter()
+            .all(|&e| e + 2 >= low && e <= high + 2));
+        assert!(
+            examples.len() > strict_training[phase].len(),
+            "phase {phase}"
+        );
+        assert_eq!(
+            empties_of(&validation[phase]),
+            empties_of(&strict_validation[phase])
+        );
+    }
 }
 
 #[test]

@@ -30,6 +30,9 @@ pub struct TrainConfig {
     /// Per cent of the games kept for validation.
     pub validation_percent: u64,
     pub seed: u64,
+    /// A training position also trains the phases whose empties lie within this many of its
+    /// own, so that neighbouring phases share data and their weights change smoothly.
+    pub phase_overlap: u32,
 }
 
 impl Default for TrainConfig {
@@ -40,6 +43,7 @@ impl Default for TrainConfig {
             l2: 0.001,
             validation_percent: 10,
             seed: 1,
+            phase_overlap: 0,
         }
     }
 }
@@ -74,13 +78,20 @@ pub fn split(
     let mut training = vec![Vec::new(); PHASES];
     let mut validation = vec![Vec::new(); PHASES];
     for (game, examples) in per_game {
-        let target = if is_validation(game, config) {
-            &mut validation
-        } else {
-            &mut training
-        };
+        if is_validation(game, config) {
+            for example in examples {
+                validation[phase_of(example.board.empty_count())].push(example);
+            }
+            continue;
+        }
         for example in examples {
-            target[phase_of(example.board.empty_count())].push(example);
+            let empties = example.board.empty_count();
+            for (phase, phase_examples) in training.iter_mut().enumerate() {
+                let (low, high) = phase_empties(phase);
+                if empties + config.phase_overlap >= low && empties <= high + config.phase_overlap {
+                    phase_examples.push(example);
+                }
+            }
         }
     }
     (training, validation)
@@ -239,6 +250,9 @@ pub struct TrainArgs {
     /// Seed of the split and the shuffles.
     #[arg(long, default_value_t = TrainConfig::default().seed)]
     seed: u64,
+    /// Train each phase also on the positions within this many empties of its own
+    #[arg(long, default_value_t = TrainConfig::default().phase_overlap)]
+    phase_overlap: u32,
     /// Label positions with at most this many empties by solving them exactly.
     #[arg(long, default_value_t = 12)]
     exact_empties: u32,
@@ -253,6 +267,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         l2: args.l2,
         validation_percent: args.validation,
         seed: args.seed,
+        phase_overlap: args.phase_overlap,
     };
     if args.games.is_empty() && args.labels.is_empty() {
         anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
