@@ -45,7 +45,8 @@ struct Cli {
     #[arg(long)]
     no_book: bool,
     /// Play any book move within this many discs of the best, as long as a game's book moves
-    /// give away no more than that in all (0: always the best), for variety.
+    /// give away no more than that in all, the odds halving with each disc (0: always the
+    /// best), for variety.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=64))]
     book_random: i32,
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).

@@ -16,6 +16,10 @@ use std::sync::{Arc, OnceLock};
 /// The exit move of a position whose legal moves all stay in the book.
 pub const NO_MOVE: u8 = 255;
 
+/// Losses beyond this many discs weigh as this many in [`Book::choose`]'s odds (a 2^-32
+/// chance is as good as none, and the shift stays in range).
+const MAX_LOSS_WEIGHED: i32 = 32;
+
 /// One book position, stored in its canonical orientation (see [`Board::canonical`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BookEntry {
@@ -282,12 +286,26 @@ impl Book {
         moves
     }
 
-    /// The book's move from `position`: one of its [`Book::candidates`] (`random` picks it),
-    /// or the best (lowest square on ties) with randomness 0.
+    /// The book's move from `position`: one of its [`Book::candidates`], drawn by `random`
+    /// with the odds halving for each disc a move gives away against the best (moves as good
+    /// as the best are equally likely: with randomness 0, one of the moves tied for the best).
+    /// Every candidate stays possible, but the discs that variety costs are mostly spent where
+    /// the alternatives are nearly as good, since a book's values err both ways and the
+    /// weakest candidates are the likeliest to be worse than they look.
     pub fn choose(&self, position: &Position, randomness: i32, random: u64) -> Option<BookMove> {
         let candidates = self.candidates(position, randomness);
-        let count = candidates.len() as u64;
-        (count > 0).then(|| candidates[(random % count) as usize])
+        let best = candidates.first()?.value;
+        let worst = candidates.last()?.value;
+        let span = (best - worst).min(MAX_LOSS_WEIGHED);
+        let odds = |m: &BookMove| 1u64 << (span - (best - m.value).min(span));
+        let total: u64 = candidates.iter().map(odds).sum();
+        let mut draw = random % total;
+        candidates.into_iter().find(|m| {
+            let weight = odds(m);
+            let found = draw < weight;
+            draw = draw.saturating_sub(weight);
+            found
+        })
     }
 }
 
@@ -403,6 +421,17 @@ mod tests {
             squares(book.candidates(&f5, 2)),
             [square("f6"), square("d6"), square("f4")]
         );
+        // The odds halve with each disc below the best: 4 to 2 to 1 over any 7 draws in a row.
+        let drawn: Vec<u8> = (70..77)
+            .map(|random| book.choose(&f5, 2, random).unwrap().square)
+            .collect();
+        for (move_square, times) in [("f6", 4), ("d6", 2), ("f4", 1)] {
+            let count = drawn.iter().filter(|&&s| s == square(move_square)).count();
+            assert_eq!(
+                count, times,
+                "{move_square} drawn {count} times in {drawn:?}"
+            );
+        }
         // Black's e3 after f5 f4 leaves White at -3, 2 below the -1 the start promised it:
         // with randomness 2, White may give away no more, though a move 1 below its best is
         // within 2 of it.
