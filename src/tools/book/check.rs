@@ -34,6 +34,17 @@ pub struct CheckArgs {
     seed: u64,
 }
 
+/// A book move checked by a deeper search.
+struct CheckedMove {
+    /// The deeper best score minus the move's deeper score.
+    loss: i32,
+    board: Board,
+    square: u8,
+    /// How far the book puts the move below its best.
+    below_book_best: i32,
+    leaves_book: bool,
+}
+
 /// The score of `board` for the side to move by a search of `depth` plies.
 fn searched_score(engine: &mut Engine, board: &Board, depth: u32) -> i32 {
     if board.is_game_over() {
@@ -80,7 +91,7 @@ pub fn run(
         sample.len() as u64,
         "{bar:30} {pos}/{len} positions checked [{elapsed}<{eta}]",
     );
-    let mut losses: Vec<(i32, Board, u8)> = Vec::new();
+    let mut losses: Vec<CheckedMove> = Vec::new();
     for &(_, board, depth) in &sample {
         let deeper = u32::from(depth) + args.extra_depth;
         let best = searched_score(&mut engine, &board, deeper);
@@ -96,14 +107,20 @@ pub fn run(
             } else {
                 -searched_score(&mut engine, &next, deeper - 1)
             };
-            losses.push(((best - score).max(0), board, m.square));
+            losses.push(CheckedMove {
+                loss: (best - score).max(0),
+                board,
+                square: m.square,
+                below_book_best: book_best - m.value,
+                leaves_book: m.leaves_book,
+            });
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    losses.sort_by_key(|(loss, _, _)| std::cmp::Reverse(*loss));
+    losses.sort_by_key(|m| std::cmp::Reverse(m.loss));
     let count = losses.len().max(1) as f64;
-    let over = |discs: i32| losses.iter().filter(|(l, _, _)| *l > discs).count();
+    let over = |discs: i32| losses.iter().filter(|m| m.loss > discs).count();
     println!(
         "{} positions, {} book moves checked {} plies deeper than built",
         sample.len(),
@@ -112,20 +129,23 @@ pub fn run(
     );
     println!(
         "loss: mean {:.2}, median {}, max {}; over 2 discs: {} ({:.1}%), over 4: {} ({:.1}%)",
-        losses.iter().map(|(l, _, _)| f64::from(*l)).sum::<f64>() / count,
-        losses.get(losses.len() / 2).map_or(0, |(l, _, _)| *l),
-        losses.first().map_or(0, |(l, _, _)| *l),
+        losses.iter().map(|m| f64::from(m.loss)).sum::<f64>() / count,
+        losses.get(losses.len() / 2).map_or(0, |m| m.loss),
+        losses.first().map_or(0, |m| m.loss),
         over(2),
         100.0 * over(2) as f64 / count,
         over(4),
         100.0 * over(4) as f64 / count,
     );
-    for (loss, board, square) in losses.iter().take(5).filter(|(l, _, _)| *l > 2) {
+    for m in losses.iter().take_while(|m| m.loss > 2) {
         println!(
-            "  loses {loss}: {} in {}",
-            crate::notation::format_square(*square).to_ascii_lowercase(),
+            "  loses {}: {} ({}, {} below the book's best) in {}",
+            m.loss,
+            crate::notation::format_square(m.square).to_ascii_lowercase(),
+            if m.leaves_book { "exit" } else { "in book" },
+            m.below_book_best,
             crate::notation::format_position(&Position {
-                board: *board,
+                board: m.board,
                 side_to_move: Color::Black,
             })
         );
