@@ -296,6 +296,8 @@ fn check_searches_the_book_moves_deeper() {
             "6",
             "--extra-depth",
             "1",
+            "--selectivity",
+            "0",
         ],
     );
     assert_prints(&out, "6 positions,");

@@ -32,6 +32,11 @@ pub struct CheckArgs {
     /// Seed of the sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Multi-ProbCut level of the deeper searches, as the engine's `--selectivity` (0: full
+    /// width, a truer judge but many times slower).
+    #[arg(long, default_value_t = crate::search::DEFAULT_SELECTIVITY,
+          value_parser = clap::value_parser!(u8).range(0..=4))]
+    selectivity: u8,
 }
 
 /// A book move checked by a deeper search.
@@ -43,12 +48,19 @@ struct CheckedMove {
     /// How far the book puts the move below its best.
     below_book_best: i32,
     leaves_book: bool,
+    /// The deeper search's best move in the position.
+    deeper_best: Option<u8>,
 }
 
 /// The score of `board` for the side to move by a search of `depth` plies.
-fn searched_score(engine: &mut Engine, board: &Board, depth: u32) -> i32 {
+fn searched_score(engine: &mut Engine, board: &Board, depth: u32, selectivity: u8) -> i32 {
+    searched(engine, board, depth, selectivity).0
+}
+
+/// The score of `board` for the side to move by a search of `depth` plies, and its best move.
+fn searched(engine: &mut Engine, board: &Board, depth: u32, selectivity: u8) -> (i32, Option<u8>) {
     if board.is_game_over() {
-        return board.final_score();
+        return (board.final_score(), None);
     }
     let position = Position {
         board: *board,
@@ -60,11 +72,11 @@ fn searched_score(engine: &mut Engine, board: &Board, depth: u32) -> i32 {
     };
     let options = SearchOptions {
         answer_forced_at_once: false,
+        selectivity,
         ..SearchOptions::default()
     };
-    engine
-        .search_at(&position, &limits, options, &mut |_| {})
-        .score
+    let result = engine.search_at(&position, &limits, options, &mut |_| {});
+    (result.score, result.best_move)
 }
 
 /// Runs `oxello book check` with `threads` search threads.
@@ -94,7 +106,7 @@ pub fn run(
     let mut losses: Vec<CheckedMove> = Vec::new();
     for &(_, board, depth) in &sample {
         let deeper = u32::from(depth) + args.extra_depth;
-        let best = searched_score(&mut engine, &board, deeper);
+        let (best, deeper_best) = searched(&mut engine, &board, deeper, args.selectivity);
         let moves = book.moves(&board);
         let book_best = moves.first().map_or(0, |m| m.value);
         for m in moves
@@ -103,9 +115,9 @@ pub fn run(
         {
             let next = board.play(m.square as usize).expect("book moves are legal");
             let score = if next.moves() == 0 && !next.is_game_over() {
-                searched_score(&mut engine, &next.pass(), deeper - 1)
+                searched_score(&mut engine, &next.pass(), deeper - 1, args.selectivity)
             } else {
-                -searched_score(&mut engine, &next, deeper - 1)
+                -searched_score(&mut engine, &next, deeper - 1, args.selectivity)
             };
             losses.push(CheckedMove {
                 loss: (best - score).max(0),
@@ -113,6 +125,7 @@ pub fn run(
                 square: m.square,
                 below_book_best: book_best - m.value,
                 leaves_book: m.leaves_book,
+                deeper_best,
             });
         }
         bar.inc(1);
@@ -139,11 +152,14 @@ pub fn run(
     );
     for m in losses.iter().take_while(|m| m.loss > 2) {
         println!(
-            "  loses {}: {} ({}, {} below the book's best) in {}",
+            "  loses {}: {} ({}, {} below the book's best; deeper best {}) in {}",
             m.loss,
             crate::notation::format_square(m.square).to_ascii_lowercase(),
             if m.leaves_book { "exit" } else { "in book" },
             m.below_book_best,
+            m.deeper_best
+                .map_or("none".to_string(), |s| crate::notation::format_square(s)
+                    .to_ascii_lowercase()),
             crate::notation::format_position(&Position {
                 board: m.board,
                 side_to_move: Color::Black,
