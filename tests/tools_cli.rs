@@ -118,3 +118,62 @@ fn eval_error_reads_selfplay_transcripts() {
     );
     assert_prints(&out, "(12 games)");
 }
+
+#[test]
+fn selfplay_resumes_its_file_and_refuses_another_runs() {
+    let dir = scratch_dir("selfplay-resume");
+    let selfplay = |file: &str, games: &str, seed: &str| {
+        oxello_in(
+            &dir,
+            &[
+                "selfplay",
+                "--games",
+                games,
+                "--depth",
+                "1",
+                "--random-plies",
+                "8",
+                "--exact-empties",
+                "6",
+                "--seed",
+                seed,
+                "--output",
+                file,
+            ],
+        )
+    };
+    let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    assert!(selfplay("whole.txt", "80", "3").status.success());
+    let whole = read("whole.txt");
+    assert_eq!(whole.lines().count(), 80);
+
+    // An interrupted run: complete lines and half of the next one.
+    let cut = whole.match_indices('\n').nth(9).unwrap().0 + 20;
+    std::fs::write(dir.join("resumed.txt"), &whole[..cut]).unwrap();
+    let resumed = selfplay("resumed.txt", "80", "3");
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stderr).contains("resuming after the 10 games already written"));
+    assert_eq!(read("resumed.txt"), whole);
+
+    // A larger run extends a finished file with the games a fresh run would play.
+    assert!(selfplay("resumed.txt", "100", "3").status.success());
+    assert!(selfplay("fresh.txt", "100", "3").status.success());
+    assert_eq!(read("resumed.txt"), read("fresh.txt"));
+    assert!(read("resumed.txt").starts_with(&whole));
+
+    assert_fails_with(
+        &selfplay("whole.txt", "80", "4"),
+        "whole.txt line 1: this is not game 0 of seed 4",
+    );
+    assert_fails_with(
+        &selfplay("whole.txt", "50", "3"),
+        "whole.txt line 51: the file holds more games than this shard's 50",
+    );
+    std::fs::write(dir.join("bad.txt"), "f5d6c3 +4\n").unwrap();
+    assert_fails_with(
+        &selfplay("bad.txt", "80", "3"),
+        "bad.txt line 1: 'f5d6c3 +4' is not a finished game with its score",
+    );
+    assert_eq!(read("whole.txt"), whole);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,6 +3,10 @@
 //! (the format `oxello train` reads). Game `g` of a run belongs to shard `g mod n`, and its
 //! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
 //! and their outputs can simply be concatenated.
+//!
+//! Games are written in batches as they finish, in game order, so an interrupted run resumes
+//! from its output file: the complete lines it holds are checked to be this run's first games
+//! (their random openings must be the ones the seed gives) and the rest are played.
 
 use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Move, Position, Squares};
@@ -11,6 +15,11 @@ use crate::eval::Evaluation;
 use crate::notation::format_transcript;
 use crate::random::seeded_hash;
 use crate::search::{Limits, SearchOptions};
+use std::io::Write;
+use std::path::Path;
+
+/// Games played between two writes of the output.
+const BATCH_GAMES: usize = 64;
 
 /// Selfplay settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,20 +45,39 @@ impl SelfplayConfig {
     }
 }
 
-/// Plays game number `game`: its transcript and Black's final disc difference.
-pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
+/// The random moves that open game number `game` (passes explicit): fixed by the seed and
+/// the game's number alone.
+pub fn random_opening(config: &SelfplayConfig, game: u64) -> Vec<Move> {
     let mut position = Position::START;
     let mut moves = Vec::new();
     let mut random = seeded_hash(config.seed, game);
-    engine.new_game(position);
-    while !position.board.is_game_over() {
+    while (moves.len() as u32) < config.random_plies && !position.board.is_game_over() {
         let legal = position.board.moves();
         let mv = if legal == 0 {
             Move::Pass
-        } else if (moves.len() as u32) < config.random_plies {
+        } else {
             random = seeded_hash(random, moves.len() as u64);
             let pick = (random % u64::from(legal.count_ones())) as usize;
             Move::Play(Squares(legal).nth(pick).expect("pick is below the count") as u8)
+        };
+        position = position.play(mv).expect("moves are legal");
+        moves.push(mv);
+    }
+    moves
+}
+
+/// Plays game number `game`: its transcript and Black's final disc difference.
+pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
+    let mut moves = random_opening(config, game);
+    let mut position = Position::START;
+    engine.new_game(position);
+    for &mv in &moves {
+        engine.play(mv).expect("moves are legal");
+        position = position.play(mv).expect("moves are legal");
+    }
+    while !position.board.is_game_over() {
+        let mv = if position.board.moves() == 0 {
+            Move::Pass
         } else {
             let empties = position.board.empty_count();
             let limits = Limits {
@@ -74,12 +102,22 @@ pub fn selfplay(
     on_game: &(dyn Fn() + Sync),
 ) -> anyhow::Result<Vec<String>> {
     let games: Vec<u64> = config.shard_games().collect();
+    play_games(&games, config, evaluation, on_game)
+}
+
+/// Plays the games numbered `games` on all cores; returns their output lines in order.
+fn play_games(
+    games: &[u64],
+    config: &SelfplayConfig,
+    evaluation: &Evaluation,
+    on_game: &(dyn Fn() + Sync),
+) -> anyhow::Result<Vec<String>> {
     let options = EngineOptions {
         threads: 1,
         hash_mib: 16,
     };
     map_on_engines(
-        &games,
+        games,
         crate::engine::all_cores(),
         options,
         evaluation,
@@ -89,6 +127,57 @@ pub fn selfplay(
             format!("{} {score:+}", format_transcript(&moves))
         },
     )
+}
+
+/// How many of this shard's games an earlier run wrote to `path` (0 if there is no file).
+/// Every complete line must be a finished game with its true score, opened by the random
+/// moves of the game it stands for; an unfinished last line is cut off the file.
+pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usize> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+    };
+    let complete = text.rfind('\n').map_or(0, |end| end + 1);
+    let games: Vec<u64> = config.shard_games().collect();
+    let mut done = 0;
+    for (i, line) in text[..complete].lines().enumerate() {
+        let at = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 1);
+        let (transcript, score) = line
+            .rsplit_once(' ')
+            .ok_or_else(|| at("expected '<moves> <score>'".into()))?;
+        let (moves, end) = crate::notation::parse_transcript(transcript, &Position::START)
+            .map_err(|e| at(e.to_string()))?;
+        if !end.board.is_game_over() || score.parse() != Ok(end.black_final_score()) {
+            return Err(at(format!(
+                "'{line}' is not a finished game with its score"
+            )));
+        }
+        let game = *games.get(i).ok_or_else(|| {
+            at(format!(
+                "the file holds more games than this shard's {} of a run of {}",
+                games.len(),
+                config.games
+            ))
+        })?;
+        let opening = random_opening(config, game);
+        if !moves.starts_with(&opening) {
+            return Err(at(format!(
+                "this is not game {game} of seed {} with {} random moves: resume with the settings the file was begun with (--seed, --random-plies, --shard) or write another file",
+                config.seed, config.random_plies
+            )));
+        }
+        done += 1;
+    }
+    if complete < text.len() {
+        log::info!("{}: dropping an unfinished last line", path.display());
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(complete as u64));
+        file.map_err(|e| anyhow::anyhow!("cannot cut {}: {e}", path.display()))?;
+    }
+    Ok(done)
 }
 
 /// `oxello selfplay`: training games against itself from random openings.
@@ -112,12 +201,14 @@ pub struct SelfplayArgs {
     /// This machine's share of the run: i/n plays games g with g mod n = i.
     #[arg(long, default_value = "0/1")]
     shard: String,
-    /// Output file (one game a line); stdout when absent.
+    /// Output file (one game a line), written as games finish; a run resumes from it when it
+    /// exists (and a larger --games extends it). Stdout when absent.
     #[arg(long)]
     output: Option<std::path::PathBuf>,
 }
 
-/// Runs `oxello selfplay`, writing the games to the output file or stdout.
+/// Runs `oxello selfplay`, writing the games to the output file (resuming from it when it
+/// exists) or stdout.
 pub fn run(args: &SelfplayArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
     let config = SelfplayConfig {
         games: args.games,
@@ -127,15 +218,43 @@ pub fn run(args: &SelfplayArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         seed: args.seed,
         shard: parse_shard(&args.shard)?,
     };
-    let planned = config.shard_games().count();
-    let bar = progress_bar(planned as u64, "{bar:30} {pos}/{len} games [{elapsed}]");
-    let lines = selfplay(&config, evaluation, &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
-        None => print!("{text}"),
+    let games: Vec<u64> = config.shard_games().collect();
+    let done = match &args.output {
+        Some(path) => resume_point(path, &config)?,
+        None => 0,
+    };
+    let cannot_write = |e: std::io::Error| {
+        let name = args
+            .output
+            .as_ref()
+            .map_or("stdout".to_string(), |p| p.display().to_string());
+        anyhow::anyhow!("cannot write {name}: {e}")
+    };
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(cannot_write)?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    if done > 0 {
+        eprintln!("resuming after the {done} games already written");
     }
+    let bar = progress_bar(
+        games.len() as u64,
+        "{bar:30} {pos}/{len} games [{elapsed}<{eta}]",
+    );
+    bar.set_position(done as u64);
+    for batch in games[done..].chunks(BATCH_GAMES) {
+        let lines = play_games(batch, &config, evaluation, &|| bar.inc(1))?;
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(cannot_write)?;
+    }
+    bar.finish_and_clear();
     Ok(())
 }
