@@ -3,6 +3,7 @@
 //! stdout.
 
 use crate::board::{IllegalMove, Move, Position};
+use crate::book::learn::{learn_game, learning_depth, Learned, LEARN_PLIES};
 use crate::book::{Book, BookMove};
 use crate::eval::Evaluation;
 use crate::search::{
@@ -261,6 +262,30 @@ impl Engine {
         })
     }
 
+    /// Searches `position` to its limits whatever arrives meanwhile: the stop flag is not
+    /// looked at (for short jobs that must finish, such as learning a game into the book).
+    pub fn search_to_limits(
+        &mut self,
+        position: &Position,
+        limits: &Limits,
+        options: SearchOptions,
+    ) -> SearchResult {
+        let board = position.board;
+        let never_stopped = AtomicBool::new(false);
+        let (tt, evaluator) = (&self.tt, &self.evaluator);
+        self.pool.install(|| {
+            let ctx = SearchContext::new(
+                tt,
+                evaluator,
+                &never_stopped,
+                options,
+                limits,
+                board.empty_count(),
+            );
+            search::search(&ctx, &board, &mut |_| {})
+        })
+    }
+
     /// Plays from `book` where it can: the best book move, or with `randomness` > 0 one of
     /// its [`Book::candidates`], drawn with `seed` (`None`: no book).
     pub fn set_book(&mut self, book: Option<Arc<Book>>, randomness: i32, seed: u64) {
@@ -268,6 +293,23 @@ impl Engine {
         self.book_randomness = randomness.max(0);
         self.book_seed = seed;
         self.book_draws = 0;
+    }
+
+    /// The book the engine plays from (even while turned off), if any.
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref()
+    }
+
+    /// Learns the game into the book (see [`learn_game`]), at the depth of the book's own
+    /// searches; `None` when the engine has no book. The engine's searches are not
+    /// interrupted meanwhile.
+    pub fn learn_game(&mut self) -> Option<Learned> {
+        let mut book = Book::clone(self.book.as_ref()?);
+        let positions = self.game.positions().to_vec();
+        let depth = learning_depth(&book);
+        let learned = learn_game(&mut book, self, &positions, LEARN_PLIES, depth);
+        self.book = Some(Arc::new(book));
+        Some(learned)
     }
 
     /// Turns the book on or off; false if there is no book to turn on.

@@ -99,6 +99,7 @@ fn main() -> Result<()> {
                     (Some(path), false) => Some(std::sync::Arc::new(Book::read_file(path)?)),
                     (None, false) => Some(Book::builtin()),
                 },
+                book_file: cli.book.clone().filter(|_| !cli.no_book),
                 book_randomness: cli.book_random,
                 evaluation,
                 engine: EngineOptions {

@@ -1,6 +1,6 @@
 //! The opening book end to end: `book build` from games (whole, sharded and merged, resumed),
-//! `book show`, `book extend`, `book deepen`, damaged files refused, and the engine playing from a book over
-//! GTP and NBoard.
+//! `book show`, `book extend`, `book deepen`, damaged files refused, the engine playing from a book over
+//! GTP and NBoard, and learning games into the book (NBoard `learn`).
 
 #[path = "common/cli.rs"]
 mod cli;
@@ -447,4 +447,167 @@ fn nboard_hints_list_book_moves_and_go_plays_one() {
     assert_eq!(lines, [format!("=== {name}/10.00/0.000")]);
     e.send("quit");
     assert!(e.close(Duration::from_secs(5)).success());
+}
+
+/// The positions of the second fixture selfplay game (f5 f4 ...: it leaves a book of Logistello's
+/// games at once), from the start.
+fn positions_of_a_selfplay_game() -> Vec<Position> {
+    let text = std::fs::read_to_string(fixture("selfplay.txt")).unwrap();
+    let transcript = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let (moves, _) = oxello::notation::parse_transcript(transcript, &Position::START).unwrap();
+    let mut positions = vec![Position::START];
+    for mv in moves {
+        positions.push(positions.last().unwrap().play(mv).unwrap());
+    }
+    positions
+}
+
+/// The boards of `positions` that a book learning them up to `plies` moves holds.
+fn learnable(positions: &[Position], plies: u32) -> Vec<Board> {
+    positions
+        .iter()
+        .map(|p| p.board)
+        .filter(|b| b.moves() != 0 && 60 - b.empty_count() <= plies)
+        .collect()
+}
+
+#[test]
+fn learning_a_game_adds_its_positions_with_their_exits() {
+    use oxello::book::learn::{learn_game, learning_depth, search_exit};
+    use oxello::engine::{level_depth, Engine, EngineOptions};
+    use oxello::search::Limits;
+
+    let dir = scratch_dir("book-learn");
+    let before = Book::read_file(&build(&dir, "built.book", &[])).unwrap();
+    assert_eq!(learning_depth(&before), 4);
+    let positions = positions_of_a_selfplay_game();
+    let line = learnable(&positions, 12);
+    let known: Vec<Board> = line
+        .iter()
+        .copied()
+        .filter(|b| before.contains(b))
+        .collect();
+    assert!(!known.is_empty() && known.len() < line.len());
+
+    let options = EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    };
+    let mut engine = Engine::new(options).unwrap();
+    let mut book = before.clone();
+    let learned = learn_game(&mut book, &mut engine, &positions, 12, 4);
+    assert_eq!(learned.added, line.len() - known.len());
+    assert_eq!(book.len(), before.len() + learned.added);
+    for board in &line {
+        let entry = book.get(board).unwrap();
+        let games_before = before.get(board).map_or(0, |e| e.games);
+        assert_eq!(entry.games, games_before + 1, "{entry:?}");
+    }
+    // Every exit leaves the book, and every value is the best of the moves the book knows.
+    for entry in book.entries() {
+        if entry.exit_move != oxello::book::NO_MOVE {
+            let staying = book.moves_in_book(&entry.board);
+            assert_eq!(staying & 1 << entry.exit_move, 0, "{entry:?}");
+        }
+        let moves = book.moves(&entry.board);
+        assert_eq!(i32::from(entry.value), moves[0].value, "{entry:?}");
+    }
+    // The deepest learned position's exit is what a search of all its moves finds.
+    let deepest = *line.last().unwrap();
+    let limits = Limits {
+        depth: level_depth(4, deepest.empty_count()),
+        ..Limits::default()
+    };
+    let mut fresh = Engine::new(options).unwrap();
+    let searched = search_exit(&mut fresh, &deepest, 0, 1, 4, &limits);
+    let learned_entry = book.get(&deepest).unwrap();
+    assert_eq!(
+        (learned_entry.exit_score, learned_entry.depth),
+        (searched.exit_score, 4)
+    );
+
+    // Learned again, the game adds nothing and only counts once more.
+    let mut again = book.clone();
+    let relearned = learn_game(&mut again, &mut engine, &positions, 12, 4);
+    assert_eq!((relearned.added, relearned.researched), (0, 0));
+    for entry in again.entries() {
+        let first = book.get(&entry.board).unwrap();
+        let extra = u32::from(line.iter().any(|b| b.canonical().0 == entry.board));
+        assert_eq!(
+            *entry,
+            BookEntry {
+                games: first.games + extra,
+                ..*first
+            }
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn nboard_learn_saves_the_game_into_the_book_file() {
+    let dir = scratch_dir("book-nboard-learn");
+    let path = build(&dir, "learning.book", &[]);
+    let before = Book::read_file(&path).unwrap();
+    let positions = positions_of_a_selfplay_game();
+    let text = std::fs::read_to_string(fixture("selfplay.txt")).unwrap();
+    let transcript = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
+    e.send("nboard 2");
+    for square in transcript.as_bytes().chunks(2).take(40) {
+        e.send(&format!("move {}", std::str::from_utf8(square).unwrap()));
+    }
+    e.send("learn");
+    e.send("ping 1");
+    let lines = e.until(Duration::from_secs(60), |l| l == "pong 1");
+    assert_eq!(lines, ["set myname oxello", "learned", "pong 1"]);
+    let after = Book::read_file(&path).unwrap();
+    let line = learnable(&positions[..=40], oxello::book::learn::LEARN_PLIES);
+    let new = line.iter().filter(|b| !before.contains(b)).count();
+    assert!(new > 0);
+    assert_eq!(after.len(), before.len() + new);
+    assert!(line.iter().all(|b| after.contains(b)));
+    // The engine plays from what it learned.
+    e.send(&format!(
+        "set game (;GM[Othello]BO[8 {} *];)",
+        oxello::notation::format_position(&positions[20])
+            .split_whitespace()
+            .next()
+            .unwrap()
+    ));
+    e.send("hint 1");
+    e.send("ping 2");
+    let lines = e.until(Duration::from_secs(60), |l| l == "pong 2");
+    assert!(lines[0].starts_with("book "), "{lines:?}");
+    e.send("quit");
+    assert!(e.close(Duration::from_secs(5)).success());
+
+    let mut e = EngineProcess::start(&["--threads", "1", "--no-book"]);
+    e.send("nboard 2");
+    e.send("learn");
+    e.send("ping 1");
+    let lines = e.until(Duration::from_secs(30), |l| l == "pong 1");
+    assert_eq!(
+        lines,
+        [
+            "set myname oxello",
+            "status learn: there is no book to learn into (--no-book)",
+            "learned",
+            "pong 1"
+        ]
+    );
+    assert!(e.close(Duration::from_secs(5)).success());
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -33,6 +33,7 @@ fn run(input: Vec<u8>) -> String {
         move_time: None,
         selectivity: oxello::search::DEFAULT_SELECTIVITY,
         book: Some(oxello::book::Book::builtin()),
+        book_file: None,
         book_randomness: 2,
     };
     let sink = Captured::default();

@@ -245,5 +245,9 @@ fn analyze_scores_every_position() {
         .collect();
     assert_eq!(numbers, [3, 2, 1, 0]);
     e.send("learn");
+    assert_eq!(
+        e.line(LONG).as_deref(),
+        Some("status learn: there is no book to learn into (--no-book)")
+    );
     assert_eq!(e.line(LONG).as_deref(), Some("learned"));
 }

@@ -19,6 +19,7 @@ use crate::search::SearchOptions;
 use input::{spawn_reader, Input, Interrupts};
 use output::Output;
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,6 +39,9 @@ pub struct ServerConfig {
     pub selectivity: u8,
     /// The opening book played from, if any.
     pub book: Option<Arc<Book>>,
+    /// The file the book came from, where NBoard `learn` saves what it learns (`None`: the
+    /// built-in book, which keeps it until the engine exits).
+    pub book_file: Option<PathBuf>,
     /// Book moves within this many discs of the best are played at random (0: the best).
     pub book_randomness: i32,
 }

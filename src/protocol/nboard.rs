@@ -10,6 +10,7 @@ use crate::engine::{level_depth, Engine, Game};
 use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
 use crate::search::probcut::level_percent;
 use crate::search::{Bound, GameClock, Limits, Progress, Proof, SearchOptions, SearchResult};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A GGF clock main time of a day or more means "no clock".
@@ -21,6 +22,8 @@ pub struct NBoardSession {
     move_time: Option<Duration>,
     depth: u32,
     game: GgfGame,
+    /// Where `learn` saves the book (`None`: the built-in book, kept in memory).
+    book_file: Option<PathBuf>,
 }
 
 impl NBoardSession {
@@ -30,6 +33,7 @@ impl NBoardSession {
             move_time: config.move_time,
             depth: config.depth.unwrap_or(DEFAULT_DEPTH),
             game: GgfGame::new(Position::START),
+            book_file: config.book_file.clone(),
         }
     }
 
@@ -223,6 +227,34 @@ impl NBoardSession {
         }
     }
 
+    /// Learns the game into the book and saves the book to its file; `learned` in any case.
+    fn learn(&mut self, engine: &mut Engine, out: &Output) {
+        match engine.learn_game() {
+            None => self.fail(out, "learn: there is no book to learn into (--no-book)"),
+            Some(learned) => {
+                log::info!(
+                    "learn: {} positions of the game joined the book, {} exits searched again",
+                    learned.added,
+                    learned.researched
+                );
+                let book = engine
+                    .book()
+                    .expect("the engine just learned into its book");
+                match &self.book_file {
+                    Some(path) => {
+                        if let Err(e) = book.write_file(path) {
+                            self.fail(out, &format!("learn: {e}"));
+                        }
+                    }
+                    None => log::info!(
+                        "learn: the built-in book keeps what it learned until the engine exits; start with --book FILE to save it"
+                    ),
+                }
+            }
+        }
+        out.send("learned");
+    }
+
     fn analyze(&mut self, engine: &mut Engine, out: &Output) {
         let game = engine.game().clone();
         let positions: Vec<Position> = game.positions().to_vec();
@@ -303,7 +335,7 @@ impl Session for NBoardSession {
             "go" => self.go(engine, out),
             "hint" => self.hint(rest, engine, out),
             "ping" => out.send(format!("pong {rest}").trim_end()),
-            "learn" => out.send("learned"),
+            "learn" => self.learn(engine, out),
             "analyze" => self.analyze(engine, out),
             "quit" => return Flow::Quit,
             other if parse_move(other).is_ok() && rest.is_empty() => self.play(other, engine, out),

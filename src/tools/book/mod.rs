@@ -9,11 +9,11 @@ pub mod extend;
 pub mod merge;
 pub mod show;
 
-use crate::board::{Board, Color, Position};
-use crate::book::{Book, BookEntry, NO_MOVE};
+use crate::board::Board;
+use crate::book::{Book, BookEntry};
 use crate::engine::{level_depth, Engine};
 use crate::eval::Evaluation;
-use crate::search::{Limits, Proof, SearchOptions};
+use crate::search::Limits;
 use crate::tools::{map_on_engines, progress_bar};
 use std::path::Path;
 
@@ -142,9 +142,7 @@ fn search_into(
     Ok(())
 }
 
-/// Searches `board`'s best move among those not in `staying` (the moves that reach book
-/// positions) and returns the position's book entry: that move and its score, or no exit when
-/// every legal move stays in the book. The entry's value is the exit's until negamaxed.
+/// Searches a book position's exit as `search` says (see [`crate::book::learn::search_exit`]).
 pub fn search_exit(
     engine: &mut Engine,
     board: &Board,
@@ -152,40 +150,8 @@ pub fn search_exit(
     games: u32,
     search: ExitSearchArgs,
 ) -> BookEntry {
-    let exits = board.moves() & !staying;
-    let depth = search.depth.min(60) as u8;
-    if exits == 0 {
-        return BookEntry {
-            board: *board,
-            value: 0,
-            exit_move: NO_MOVE,
-            exit_score: 0,
-            depth,
-            exact: false,
-            games,
-        };
-    }
-    let position = Position {
-        board: *board,
-        side_to_move: Color::Black,
-    };
     let limits = search.limits(board.empty_count());
-    let options = SearchOptions {
-        root_moves: exits,
-        answer_forced_at_once: false,
-        ..SearchOptions::default()
-    };
-    let result = engine.search_at(&position, &limits, options, &mut |_| {});
-    let score = result.score.clamp(-64, 64) as i8;
-    BookEntry {
-        board: *board,
-        value: score,
-        exit_move: result.best_move.unwrap_or(NO_MOVE),
-        exit_score: score,
-        depth,
-        exact: result.proof == Proof::Exact,
-        games,
-    }
+    crate::book::learn::search_exit(engine, board, staying, games, search.depth, &limits)
 }
 
 /// The engine options of the book's searches: one thread each, the default table.
