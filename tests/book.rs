@@ -449,18 +449,18 @@ fn nboard_hints_list_book_moves_and_go_plays_one() {
     assert!(e.close(Duration::from_secs(5)).success());
 }
 
-/// The positions of the second fixture selfplay game (f5 f4 ...: it leaves a book of Logistello's
-/// games at once), from the start.
-fn positions_of_a_selfplay_game() -> Vec<Position> {
+/// The transcript of the second fixture selfplay game (f5 f4 ...: it leaves a book of
+/// Logistello's games at once).
+fn a_selfplay_transcript() -> String {
     let text = std::fs::read_to_string(fixture("selfplay.txt")).unwrap();
-    let transcript = text
-        .lines()
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap();
-    let (moves, _) = oxello::notation::parse_transcript(transcript, &Position::START).unwrap();
+    let line = text.lines().nth(1).unwrap();
+    line.split_whitespace().next().unwrap().to_string()
+}
+
+/// The positions of [`a_selfplay_transcript`]'s game, from the start.
+fn positions_of_a_selfplay_game() -> Vec<Position> {
+    let transcript = a_selfplay_transcript();
+    let (moves, _) = oxello::notation::parse_transcript(&transcript, &Position::START).unwrap();
     let mut positions = vec![Position::START];
     for mv in moves {
         positions.push(positions.last().unwrap().play(mv).unwrap());
@@ -556,14 +556,7 @@ fn nboard_learn_saves_the_game_into_the_book_file() {
     let path = build(&dir, "learning.book", &[]);
     let before = Book::read_file(&path).unwrap();
     let positions = positions_of_a_selfplay_game();
-    let text = std::fs::read_to_string(fixture("selfplay.txt")).unwrap();
-    let transcript = text
-        .lines()
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap();
+    let transcript = a_selfplay_transcript();
     let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
     e.send("nboard 2");
     for square in transcript.as_bytes().chunks(2).take(40) {
