@@ -195,7 +195,7 @@ fn extend_deepens_the_lines_the_book_plays() {
     let before = Book::read_file(&path).unwrap();
     let copy = dir.join("copy.book");
     std::fs::copy(&path, &copy).unwrap();
-    let extend = |book: &Path| {
+    let extend_lines = |book: &Path, lines: &str, first_line: &str| {
         oxello_in(
             &dir,
             &[
@@ -205,7 +205,9 @@ fn extend_deepens_the_lines_the_book_plays() {
                 "extend",
                 book.to_str().unwrap(),
                 "--lines",
-                "3",
+                lines,
+                "--first-line",
+                first_line,
                 "--plies",
                 "14",
                 "--depth",
@@ -213,6 +215,7 @@ fn extend_deepens_the_lines_the_book_plays() {
             ],
         )
     };
+    let extend = |book: &Path| extend_lines(book, "3", "0");
     assert_prints(&extend(&path), "added by 3 lines");
     let after = Book::read_file(&path).unwrap();
     assert!(
@@ -227,6 +230,16 @@ fn extend_deepens_the_lines_the_book_plays() {
     // The same seed and options repeat the same lines.
     assert_prints(&extend(&copy), "added by 3 lines");
     assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&path).unwrap());
+
+    // A run stopped after its first line and resumed from the second ends as the whole run.
+    let resumed = dir.join("resumed.book");
+    std::fs::write(&resumed, before.to_bytes()).unwrap();
+    assert_prints(&extend_lines(&resumed, "1", "0"), "added by 1 lines");
+    assert_prints(&extend_lines(&resumed, "3", "1"), "added by 2 lines");
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&path).unwrap()
+    );
 }
 
 /// Runs `book deepen` on `book` to depth 5, writing `out`, with `extra` options.

@@ -2,8 +2,9 @@
 //! takes an exit, the position it reaches joins the book (its exit searched) and the position
 //! left gets its next-best exit searched, so the book deepens where it would be played.
 //!
-//! The book is saved after every line, so an interrupted run keeps what it added; lines are
-//! drawn from the seed, so a rerun with the same options repeats the same choices.
+//! The book is saved after every line that adds to it, and line `i`'s choices are drawn from
+//! the seed and `i` alone, so an interrupted run resumes with `--first-line K` (K the lines it
+//! finished, which its progress shows) and ends as the whole run would have.
 
 use super::{engine_on, search_exit, ExitSearchArgs};
 use crate::board::{Board, Move, Position};
@@ -19,9 +20,12 @@ use std::path::PathBuf;
 pub struct ExtendArgs {
     /// The book to extend (rewritten in place).
     book: PathBuf,
-    /// How many lines to play.
+    /// How many lines the run plays.
     #[arg(long, default_value_t = 100)]
     lines: u64,
+    /// Start at this line, the earlier ones being done (to resume an interrupted run).
+    #[arg(long, default_value_t = 0)]
+    first_line: u64,
     /// Lines stop this many moves from the start.
     #[arg(long, default_value_t = 30)]
     plies: u32,
@@ -101,13 +105,16 @@ pub fn run(
         args.lines,
         "{bar:30} {pos}/{len} lines {msg} [{elapsed}<{eta}]",
     );
-    for line in 0..args.lines {
+    let first = args.first_line.min(args.lines);
+    bar.set_position(first);
+    for line in first..args.lines {
         let added = extend_line(&mut book, &mut engine, args, line);
         if added > 0 {
             book.write_file(&args.book)?;
         }
         bar.set_message(format!("{} positions added", book.len() - before));
         bar.inc(1);
+        log::info!("{} of {} lines done", line + 1, args.lines);
     }
     bar.finish_and_clear();
     println!(
@@ -115,7 +122,7 @@ pub fn run(
         args.book.display(),
         book.len(),
         book.len() - before,
-        args.lines
+        args.lines - first
     );
     Ok(())
 }
