@@ -486,7 +486,7 @@ fn learnable(positions: &[Position], plies: u32) -> Vec<Board> {
     positions
         .iter()
         .map(|p| p.board)
-        .filter(|b| b.moves() != 0 && 60 - b.empty_count() <= plies)
+        .filter(|b| b.moves() != 0 && b.empty_count() + plies >= 60)
         .collect()
 }
 

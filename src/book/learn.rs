@@ -95,7 +95,7 @@ pub fn learn_game(
     let line: Vec<Board> = positions
         .iter()
         .map(|p| p.board)
-        .filter(|b| is_book_position(b) && 60 - b.empty_count() <= plies)
+        .filter(|b| is_book_position(b) && b.empty_count() + plies >= 60)
         .collect();
     let (known, new): (Vec<Board>, Vec<Board>) = line.iter().partition(|b| book.contains(b));
     for board in new.iter().rev() {
