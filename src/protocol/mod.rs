@@ -1,9 +1,9 @@
 //! The engine server: NBoard or GTP on stdin/stdout, told apart by the first command.
 //!
-//! A reader thread ([`input`]) reads stdin and raises the stop flag for lines that must
+//! A reader thread (`input`) reads stdin and raises the stop flag for lines that must
 //! interrupt a search; the controller (this module's [`serve`]) owns the [`Engine`] and hands
 //! each line to the protocol's session, which parses it, calls the engine and prints through
-//! the single [`output::Output`]. Logs go to stderr only.
+//! the single `output::Output`. Logs go to stderr only.
 
 mod gtp;
 mod input;
