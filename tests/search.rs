@@ -1,5 +1,6 @@
 //! The search against outside truth: the textbook alpha-beta example, plain minimax on random
-//! positions, serial against parallel, and time and stop limits.
+//! positions, serial against parallel, and time and stop limits (down to a stop before the first
+//! iteration ends).
 
 mod common;
 
@@ -452,4 +453,32 @@ fn multi_probcut_searches_fewer_nodes_at_the_same_depth() {
         nodes[1],
         nodes[0]
     );
+}
+
+#[test]
+fn a_search_stopped_before_its_first_iteration_scores_a_finished_game_exactly() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    // Black's e4 against White's d4 alone: c4 takes White's last disc and ends the game, 3-0
+    // with the 61 empty squares to the winner.
+    let board =
+        oxello::notation::parse_position(&format!("{}OX{} X", "-".repeat(27), "-".repeat(35)))
+            .unwrap();
+    let c4 = oxello::notation::parse_square("c4").unwrap();
+    assert_eq!(board.board.moves(), 1 << c4);
+    engine.stop();
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let result = engine.search_at(&board, &limits, options, &mut |_| {});
+    assert_eq!((result.depth, result.best_move), (0, Some(c4 as u8)));
+    assert_eq!(result.score, 64);
 }

@@ -471,13 +471,12 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             break;
         }
     }
-    drop(searcher);
     let mut result = result.unwrap_or_else(|| {
         // Stopped before the first iteration ended: fall back on the ordering's choice.
         let fallback = roots[0];
         SearchResult {
             best_move: Some(fallback.mv),
-            score: -ctx.evaluator.evaluate(&fallback.child).clamp(-64, 64),
+            score: -searcher.leaf(&fallback.child).clamp(-64, 64),
             depth: 0,
             selectivity: 0,
             proof: Proof::Heuristic,
@@ -487,6 +486,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             root_moves: Vec::new(),
         }
     });
+    drop(searcher);
     result.nodes = ctx.nodes();
     result.elapsed = ctx.elapsed();
     result
