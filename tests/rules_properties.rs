@@ -1,5 +1,6 @@
 //! Property tests: on random reachable positions the bitboard rules equal the mailbox reference,
-//! symmetries preserve legality, and every text format round-trips.
+//! symmetries preserve legality, every text format and the book file round-trip, and random
+//! book records are refused without a panic.
 
 mod common;
 
@@ -185,6 +186,73 @@ proptest! {
                 prop_assert_eq!(stable & !mine, 0, "a stable disc of the side to move flipped");
                 prop_assert_eq!(opponent_stable & !theirs, 0, "a stable disc of the other side flipped");
             }
+        }
+    }
+}
+
+/// A book entry for `board` (a position whose side to move has a move), its exit one of the
+/// legal moves or none, as `choice` picks.
+fn book_entry(
+    board: Board,
+    choice: u8,
+    value: i8,
+    depth: u8,
+    games: u32,
+) -> oxello::book::BookEntry {
+    let legal = board.moves();
+    let pick = usize::from(choice) % (legal.count_ones() as usize + 1);
+    let exit_move = Squares(legal)
+        .nth(pick)
+        .map_or(oxello::book::NO_MOVE, |sq| sq as u8);
+    oxello::book::BookEntry {
+        board,
+        value: value.clamp(-64, 64),
+        exit_move,
+        exit_score: value.clamp(-64, 64),
+        depth: depth % 61,
+        exact: depth > 60,
+        games,
+    }
+}
+
+/// Book bytes with `records` after a valid header, sealed with their right checksum.
+fn sealed_book_bytes(records: &[u8]) -> Vec<u8> {
+    let mut bytes = b"oxello-book\n".to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    bytes.extend_from_slice(&((records.len() / 24) as u64).to_le_bytes());
+    bytes.extend_from_slice(&records[..records.len() / 24 * 24]);
+    let checksum = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Books of random positions round-trip through the file format, whatever orientation
+    /// the positions came in.
+    #[test]
+    fn books_round_trip(entries in prop::collection::vec((reachable_board(), any::<u8>(), any::<i8>(), any::<u8>(), any::<u32>()), 0..40)) {
+        let book = oxello::book::Book::new(
+            entries
+                .into_iter()
+                .filter(|(board, ..)| board.moves() != 0)
+                .map(|(board, choice, value, depth, games)| book_entry(board, choice, value, depth, games)),
+        );
+        let bytes = book.to_bytes();
+        prop_assert_eq!(oxello::book::Book::from_bytes(&bytes), Ok(book));
+    }
+
+    /// Any records, even with a right checksum, are read or refused without a panic, and a
+    /// book that is read answers every lookup.
+    #[test]
+    fn sealed_random_records_never_panic(records in prop::collection::vec(any::<u8>(), 0..24 * 8)) {
+        if let Ok(book) = oxello::book::Book::from_bytes(&sealed_book_bytes(&records)) {
+            for entry in book.entries() {
+                let moves = book.moves(&entry.board);
+                prop_assert!(moves.iter().all(|m| entry.board.moves() >> m.square & 1 == 1));
+            }
+            prop_assert_eq!(oxello::book::Book::from_bytes(&book.to_bytes()), Ok(book));
         }
     }
 }
