@@ -262,26 +262,20 @@ impl Engine {
         })
     }
 
-    /// Searches `position` to its limits whatever arrives meanwhile: the stop flag is not
-    /// looked at (for short jobs that must finish, such as learning a game into the book).
-    pub fn search_to_limits(
+    /// Searches `position` to its limits or until `stop` is raised, whatever the engine's own
+    /// stop flag says (for jobs that lines of input must not interrupt, such as learning a
+    /// game into the book).
+    pub fn search_until(
         &mut self,
         position: &Position,
         limits: &Limits,
         options: SearchOptions,
+        stop: &AtomicBool,
     ) -> SearchResult {
         let board = position.board;
-        let never_stopped = AtomicBool::new(false);
         let (tt, evaluator) = (&self.tt, &self.evaluator);
         self.pool.install(|| {
-            let ctx = SearchContext::new(
-                tt,
-                evaluator,
-                &never_stopped,
-                options,
-                limits,
-                board.empty_count(),
-            );
+            let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
             search::search(&ctx, &board, &mut |_| {})
         })
     }
@@ -301,13 +295,12 @@ impl Engine {
     }
 
     /// Learns the game into the book (see [`learn_game`]), at the depth of the book's own
-    /// searches; `None` when the engine has no book. The engine's searches are not
-    /// interrupted meanwhile.
-    pub fn learn_game(&mut self) -> Option<Learned> {
+    /// searches, until done or `stop` is raised; `None` when the engine has no book.
+    pub fn learn_game(&mut self, stop: &AtomicBool) -> Option<Learned> {
         let mut book = Book::clone(self.book.as_ref()?);
         let positions = self.game.positions().to_vec();
         let depth = learning_depth(&book);
-        let learned = learn_game(&mut book, self, &positions, LEARN_PLIES, depth);
+        let learned = learn_game(&mut book, self, &positions, LEARN_PLIES, depth, stop);
         self.book = Some(Arc::new(book));
         Some(learned)
     }

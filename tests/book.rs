@@ -16,6 +16,7 @@ use oxello::book::{Book, BookEntry};
 use oxello::notation::{format_square, parse_square, read_wthor_file};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 const GAMES: &str = "logistello-book-excerpt.wtb";
@@ -514,7 +515,9 @@ fn learning_a_game_adds_its_positions_with_their_exits() {
     };
     let mut engine = Engine::new(options).unwrap();
     let mut book = before.clone();
-    let learned = learn_game(&mut book, &mut engine, &positions, 12, 4);
+    let go_on = AtomicBool::new(false);
+    let learned = learn_game(&mut book, &mut engine, &positions, 12, 4, &go_on);
+    assert!(learned.complete);
     assert_eq!(learned.added, line.len() - known.len());
     assert_eq!(book.len(), before.len() + learned.added);
     for board in &line {
@@ -538,7 +541,7 @@ fn learning_a_game_adds_its_positions_with_their_exits() {
         ..Limits::default()
     };
     let mut fresh = Engine::new(options).unwrap();
-    let searched = search_exit(&mut fresh, &deepest, 0, 1, 4, &limits);
+    let searched = search_exit(&mut fresh, &deepest, 0, 1, 4, &limits, &go_on);
     let learned_entry = book.get(&deepest).unwrap();
     assert_eq!(
         (learned_entry.exit_score, learned_entry.depth),
@@ -547,7 +550,7 @@ fn learning_a_game_adds_its_positions_with_their_exits() {
 
     // Learned again, the game adds nothing and only counts once more.
     let mut again = book.clone();
-    let relearned = learn_game(&mut again, &mut engine, &positions, 12, 4);
+    let relearned = learn_game(&mut again, &mut engine, &positions, 12, 4, &go_on);
     assert_eq!((relearned.added, relearned.researched), (0, 0));
     for entry in again.entries() {
         let first = book.get(&entry.board).unwrap();
@@ -560,6 +563,13 @@ fn learning_a_game_adds_its_positions_with_their_exits() {
             }
         );
     }
+
+    // Stopped, learning leaves the book as it was.
+    let mut stopped = before.clone();
+    let stop = AtomicBool::new(true);
+    let cut = learn_game(&mut stopped, &mut engine, &positions, 12, 4, &stop);
+    assert_eq!((cut.added, cut.complete), (0, false));
+    assert_eq!(stopped, before);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -615,5 +625,52 @@ fn nboard_learn_saves_the_game_into_the_book_file() {
         ]
     );
     assert!(e.close(Duration::from_secs(5)).success());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A book of the start position alone, claiming to be searched `depth` plies deep, so that
+/// learning a game searches that deep.
+fn deep_start_book(dir: &Path, depth: u8) -> PathBuf {
+    let book = Book::new([BookEntry {
+        board: Board::START,
+        value: 0,
+        exit_move: parse_square("f5").unwrap() as u8,
+        exit_score: 0,
+        depth,
+        exact: false,
+        games: 1,
+    }]);
+    let path = dir.join("deep.book");
+    book.write_file(&path).unwrap();
+    path
+}
+
+#[test]
+fn learning_goes_on_through_other_lines_but_ends_with_the_session() {
+    let dir = scratch_dir("book-learn-end");
+    let path = deep_start_book(&dir, 40);
+    let transcript = a_selfplay_transcript();
+    for ending in ["quit", "end of input"] {
+        let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
+        e.send("nboard 2");
+        for square in transcript.as_bytes().chunks(2).take(30) {
+            e.send(&format!("move {}", std::str::from_utf8(square).unwrap()));
+        }
+        assert_eq!(
+            e.line(Duration::from_secs(30)).as_deref(),
+            Some("set myname oxello")
+        );
+        e.send("learn");
+        e.send("ping 1");
+        // Searches of depth 40 take far longer than this wait: the ping waits its turn.
+        assert_eq!(e.line(Duration::from_secs(2)), None, "{ending}");
+        let status = if ending == "quit" {
+            e.send("quit");
+            e.exit(Duration::from_secs(10))
+        } else {
+            e.close(Duration::from_secs(10))
+        };
+        assert!(status.success(), "{ending}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -6,6 +6,7 @@ use super::{is_book_position, Book, BookEntry, NO_MOVE};
 use crate::board::{Board, Color, Position};
 use crate::engine::{level_depth, Engine};
 use crate::search::{Limits, Proof, SearchOptions};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A learned game's positions join the book up to this many moves from the start.
 pub const LEARN_PLIES: u32 = 30;
@@ -14,9 +15,10 @@ pub const LEARN_PLIES: u32 = 30;
 pub const DEFAULT_LEARN_DEPTH: u32 = 14;
 
 /// Searches `board`'s best move among those not in `staying` (the moves that reach book
-/// positions) to `limits` and returns the position's book entry: that move and its score, or
-/// no exit when every legal move stays in the book. `depth` is the midgame depth recorded.
-/// The entry's value is the exit's until negamaxed.
+/// positions) to `limits`, or until `stop` is raised (the entry is then worthless), and
+/// returns the position's book entry: that move and its score, or no exit when every legal
+/// move stays in the book. `depth` is the midgame depth recorded. The entry's value is the
+/// exit's until negamaxed.
 pub fn search_exit(
     engine: &mut Engine,
     board: &Board,
@@ -24,6 +26,7 @@ pub fn search_exit(
     games: u32,
     depth: u32,
     limits: &Limits,
+    stop: &AtomicBool,
 ) -> BookEntry {
     let exits = board.moves() & !staying;
     let depth = depth.min(60) as u8;
@@ -47,7 +50,7 @@ pub fn search_exit(
         answer_forced_at_once: false,
         ..SearchOptions::default()
     };
-    let result = engine.search_to_limits(&position, limits, options);
+    let result = engine.search_until(&position, limits, options, stop);
     let score = result.score.clamp(-64, 64) as i8;
     BookEntry {
         board: *board,
@@ -67,6 +70,8 @@ pub struct Learned {
     pub added: usize,
     /// Book positions whose exit was the game's move, searched again for the next best.
     pub researched: usize,
+    /// Whether every search was done (false: `stop` cut learning short).
+    pub complete: bool,
 }
 
 /// The depth a book's searches went to: its start position's, or [`DEFAULT_LEARN_DEPTH`].
@@ -80,13 +85,15 @@ pub fn learning_depth(book: &Book) -> u32 {
 /// `depth` (solved within `depth + 4` empties, as the engine's levels do), deepest first so
 /// that each exit leaves the book; a book position whose exit was the game's move has its
 /// next best exit searched; the game counts once more in the positions it went through; and
-/// the values are negamaxed. Learning a game twice adds nothing the second time.
+/// the values are negamaxed. Learning a game twice adds nothing the second time. When `stop`
+/// is raised, the search it cuts is dropped and the book keeps what was learned before.
 pub fn learn_game(
     book: &mut Book,
     engine: &mut Engine,
     positions: &[Position],
     plies: u32,
     depth: u32,
+    stop: &AtomicBool,
 ) -> Learned {
     let limits = |board: &Board| Limits {
         depth: level_depth(depth, board.empty_count()),
@@ -98,30 +105,27 @@ pub fn learn_game(
         .filter(|b| is_book_position(b) && b.empty_count() + plies >= 60)
         .collect();
     let (known, new): (Vec<Board>, Vec<Board>) = line.iter().partition(|b| book.contains(b));
+    let stopped = || stop.load(Ordering::Relaxed);
+    let mut added = 0;
     for board in new.iter().rev() {
-        let entry = search_exit(
-            engine,
-            board,
-            book.moves_in_book(board),
-            1,
-            depth,
-            &limits(board),
-        );
+        let staying = book.moves_in_book(board);
+        let entry = search_exit(engine, board, staying, 1, depth, &limits(board), stop);
+        if stopped() {
+            break;
+        }
         book.insert(entry);
+        added += 1;
     }
     let mut researched = 0;
-    for board in &known {
+    for board in known.iter().filter(|_| added == new.len()) {
         let entry = *book.get(board).expect("a known position stays in the book");
         let staying = book.moves_in_book(&entry.board);
         if entry.exit_move != NO_MOVE && staying & 1 << entry.exit_move != 0 {
-            let entry = search_exit(
-                engine,
-                &entry.board,
-                staying,
-                entry.games,
-                depth,
-                &limits(board),
-            );
+            let games = entry.games;
+            let entry = search_exit(engine, board, staying, games, depth, &limits(board), stop);
+            if stopped() {
+                break;
+            }
             book.insert(entry);
             researched += 1;
         }
@@ -133,7 +137,8 @@ pub fn learn_game(
     }
     book.negamax();
     Learned {
-        added: new.len(),
+        added,
         researched,
+        complete: !stopped(),
     }
 }

@@ -38,6 +38,7 @@ pub struct Message {
 pub struct Interrupts {
     stop: Arc<AtomicBool>,
     pending: Arc<AtomicUsize>,
+    ending: Arc<AtomicBool>,
 }
 
 impl Interrupts {
@@ -45,7 +46,14 @@ impl Interrupts {
         Interrupts {
             stop,
             pending: Arc::new(AtomicUsize::new(0)),
+            ending: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Raised once the reader has seen the end of the session (`quit` or end of input), for
+    /// the jobs that ordinary lines must not interrupt but the end must.
+    pub fn ending(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.ending)
     }
 
     fn raise(&self) {
@@ -97,6 +105,9 @@ fn read_lines(mut source: impl BufRead, sender: &Sender<Message>, interrupts: &I
             }
         }
         let interrupting = dialect.is_some_and(|d| d.interrupts(&input));
+        if input == Input::Eof || dialect.is_some_and(|d| d.ends(&input)) {
+            interrupts.ending.store(true, Ordering::SeqCst);
+        }
         if interrupting {
             interrupts.pending.fetch_add(1, Ordering::SeqCst);
         }

@@ -79,6 +79,17 @@ impl Dialect {
         })
     }
 
+    /// Whether this line is `quit`, which ends the session (as the end of input does).
+    fn ends(self, input: &Input) -> bool {
+        let Input::Line(line) = input else {
+            return false;
+        };
+        match self {
+            Dialect::NBoard => nboard::is_quit(line),
+            Dialect::Gtp => gtp::is_quit(line),
+        }
+    }
+
     /// Whether this input must stop a running search. NBoard: every line (a GUI only talks
     /// during a search to change what it wants) and end of input. GTP: only `quit`, so that
     /// commands queued by a script are answered in turn.
@@ -138,9 +149,10 @@ pub fn serve(
             Input::Line(line) => {
                 if session.is_none() {
                     session = match Dialect::detect(&line) {
-                        Some(Dialect::NBoard) => {
-                            Some(Box::new(nboard::NBoardSession::new(&config)))
-                        }
+                        Some(Dialect::NBoard) => Some(Box::new(nboard::NBoardSession::new(
+                            &config,
+                            interrupts.ending(),
+                        ))),
                         Some(Dialect::Gtp) => Some(Box::new(gtp::GtpSession::new(&config))),
                         None => continue,
                     };

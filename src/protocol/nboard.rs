@@ -11,6 +11,8 @@ use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
 use crate::search::probcut::level_percent;
 use crate::search::{Bound, GameClock, Limits, Progress, Proof, SearchOptions, SearchResult};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A GGF clock main time of a day or more means "no clock".
@@ -24,16 +26,26 @@ pub struct NBoardSession {
     game: GgfGame,
     /// Where `learn` saves the book (`None`: the built-in book, kept in memory).
     book_file: Option<PathBuf>,
+    /// Raised when the session ends: the one thing that cuts learning short.
+    ending: Arc<AtomicBool>,
+}
+
+/// Whether an NBoard line is `quit`.
+pub fn is_quit(line: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .is_some_and(|command| command.eq_ignore_ascii_case("quit"))
 }
 
 impl NBoardSession {
-    pub fn new(config: &ServerConfig) -> NBoardSession {
+    pub fn new(config: &ServerConfig, ending: Arc<AtomicBool>) -> NBoardSession {
         NBoardSession {
             search: config.search_options(),
             move_time: config.move_time,
             depth: config.depth.unwrap_or(DEFAULT_DEPTH),
             game: GgfGame::new(Position::START),
             book_file: config.book_file.clone(),
+            ending,
         }
     }
 
@@ -229,13 +241,18 @@ impl NBoardSession {
 
     /// Learns the game into the book and saves the book to its file; `learned` in any case.
     fn learn(&mut self, engine: &mut Engine, out: &Output) {
-        match engine.learn_game() {
+        match engine.learn_game(&self.ending) {
             None => self.fail(out, "learn: there is no book to learn into (--no-book)"),
             Some(learned) => {
                 log::info!(
-                    "learn: {} positions of the game joined the book, {} exits searched again",
+                    "learn: {} positions of the game joined the book, {} exits searched again{}",
                     learned.added,
-                    learned.researched
+                    learned.researched,
+                    if learned.complete {
+                        ""
+                    } else {
+                        " (cut short by the end of the session)"
+                    }
                 );
                 let book = engine
                     .book()

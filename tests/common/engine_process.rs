@@ -88,6 +88,15 @@ impl EngineProcess {
     /// Closes stdin and waits for the exit, at most `timeout`.
     pub fn close(mut self, timeout: Duration) -> ExitStatus {
         drop(self.stdin.take());
+        self.wait(timeout, "end of input")
+    }
+
+    /// Waits for the exit with stdin still open (after `quit`), at most `timeout`.
+    pub fn exit(mut self, timeout: Duration) -> ExitStatus {
+        self.wait(timeout, "quit")
+    }
+
+    fn wait(&mut self, timeout: Duration, after: &str) -> ExitStatus {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -95,7 +104,7 @@ impl EngineProcess {
             }
             if Instant::now() > deadline {
                 self.child.kill().ok();
-                panic!("the engine did not exit within {timeout:?} of end of input");
+                panic!("the engine did not exit within {timeout:?} of {after}");
             }
             std::thread::sleep(Duration::from_millis(10));
         }

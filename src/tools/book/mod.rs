@@ -151,7 +151,8 @@ pub fn search_exit(
     search: ExitSearchArgs,
 ) -> BookEntry {
     let limits = search.limits(board.empty_count());
-    crate::book::learn::search_exit(engine, board, staying, games, search.depth, &limits)
+    let never = std::sync::atomic::AtomicBool::new(false);
+    crate::book::learn::search_exit(engine, board, staying, games, search.depth, &limits, &never)
 }
 
 /// The engine options of the book's searches: one thread each, the default table.
