@@ -254,12 +254,7 @@ impl Engine {
         options: SearchOptions,
         on_progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> SearchResult {
-        let board = position.board;
-        let (tt, evaluator, stop) = (&self.tt, &self.evaluator, &*self.stop);
-        self.pool.install(|| {
-            let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
-            search::search(&ctx, &board, on_progress)
-        })
+        self.search_with_stop(position, limits, options, &self.stop, on_progress)
     }
 
     /// Searches `position` to its limits or until `stop` is raised, whatever the engine's own
@@ -272,11 +267,22 @@ impl Engine {
         options: SearchOptions,
         stop: &AtomicBool,
     ) -> SearchResult {
+        self.search_with_stop(position, limits, options, stop, &mut |_| {})
+    }
+
+    fn search_with_stop(
+        &self,
+        position: &Position,
+        limits: &Limits,
+        options: SearchOptions,
+        stop: &AtomicBool,
+        on_progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> SearchResult {
         let board = position.board;
         let (tt, evaluator) = (&self.tt, &self.evaluator);
         self.pool.install(|| {
             let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
-            search::search(&ctx, &board, &mut |_| {})
+            search::search(&ctx, &board, on_progress)
         })
     }
 

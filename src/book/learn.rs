@@ -64,7 +64,7 @@ pub fn search_exit(
 }
 
 /// What learning a game changed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Learned {
     /// The game's positions that joined the book.
     pub added: usize,
@@ -117,7 +117,9 @@ pub fn learn_game(
         added += 1;
     }
     let mut researched = 0;
-    for board in known.iter().filter(|_| added == new.len()) {
+    // The positions the book knew, once every new one is in.
+    let known = if added == new.len() { &known[..] } else { &[] };
+    for board in known {
         let entry = *book.get(board).expect("a known position stays in the book");
         let staying = book.moves_in_book(&entry.board);
         if entry.exit_move != NO_MOVE && staying & 1 << entry.exit_move != 0 {
