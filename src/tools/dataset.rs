@@ -58,24 +58,23 @@ pub fn load_games(path: &Path) -> anyhow::Result<Vec<LabelledGame>> {
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            let (transcript, score) =
-                line.trim()
-                    .rsplit_once(char::is_whitespace)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!(
-                            "{} line {}: expected '<moves> <score>'",
-                            path.display(),
-                            i + 1
-                        )
-                    })?;
-            let black_score: i32 = score.parse().map_err(|_| {
-                anyhow::anyhow!("{} line {}: bad score '{score}'", path.display(), i + 1)
-            })?;
-            let (moves, _) = parse_transcript(transcript, &Position::START)
-                .map_err(|e| anyhow::anyhow!("{} line {}: {e}", path.display(), i + 1))?;
-            Ok(LabelledGame { moves, black_score })
+            parse_game_line(line)
+                .map(|(game, _)| game)
+                .map_err(|e| anyhow::anyhow!("{} line {}: {e}", path.display(), i + 1))
         })
         .collect()
+}
+
+/// Parses a `<transcript> <black score>` line (selfplay's format): the game from the start and
+/// the position its moves reach.
+pub fn parse_game_line(line: &str) -> Result<(LabelledGame, Position), String> {
+    let (transcript, score) = line
+        .trim()
+        .rsplit_once(char::is_whitespace)
+        .ok_or("expected '<moves> <score>'")?;
+    let black_score: i32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
+    let (moves, end) = parse_transcript(transcript, &Position::START).map_err(|e| e.to_string())?;
+    Ok((LabelledGame { moves, black_score }, end))
 }
 
 /// Reads the games of every file in turn (see [`load_games`]).

@@ -8,6 +8,7 @@
 //! from its output file: the complete lines it holds are checked to be this run's first games
 //! (their random openings must be the ones the seed gives) and the rest are played.
 
+use super::dataset::parse_game_line;
 use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
@@ -140,15 +141,11 @@ pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usiz
     };
     let complete = text.rfind('\n').map_or(0, |end| end + 1);
     let games: Vec<u64> = config.shard_games().collect();
-    let mut done = 0;
-    for (i, line) in text[..complete].lines().enumerate() {
+    let lines: Vec<&str> = text[..complete].lines().collect();
+    for (i, line) in lines.iter().enumerate() {
         let at = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 1);
-        let (transcript, score) = line
-            .rsplit_once(' ')
-            .ok_or_else(|| at("expected '<moves> <score>'".into()))?;
-        let (moves, end) = crate::notation::parse_transcript(transcript, &Position::START)
-            .map_err(|e| at(e.to_string()))?;
-        if !end.board.is_game_over() || score.parse() != Ok(end.black_final_score()) {
+        let (played, end) = parse_game_line(line).map_err(at)?;
+        if !end.board.is_game_over() || played.black_score != end.black_final_score() {
             return Err(at(format!(
                 "'{line}' is not a finished game with its score"
             )));
@@ -161,13 +158,12 @@ pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usiz
             ))
         })?;
         let opening = random_opening(config, game);
-        if !moves.starts_with(&opening) {
+        if !played.moves.starts_with(&opening) {
             return Err(at(format!(
                 "this is not game {game} of seed {} with {} random moves: resume with the settings the file was begun with (--seed, --random-plies, --shard) or write another file",
                 config.seed, config.random_plies
             )));
         }
-        done += 1;
     }
     if complete < text.len() {
         log::info!("{}: dropping an unfinished last line", path.display());
@@ -177,7 +173,7 @@ pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usiz
             .and_then(|f| f.set_len(complete as u64));
         file.map_err(|e| anyhow::anyhow!("cannot cut {}: {e}", path.display()))?;
     }
-    Ok(done)
+    Ok(lines.len())
 }
 
 /// `oxello selfplay`: training games against itself from random openings.
