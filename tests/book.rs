@@ -316,6 +316,8 @@ fn check_searches_the_book_moves_deeper() {
     );
     assert_prints(&out, "6 positions,");
     assert_prints(&out, "checked 1 plies deeper than built");
+    assert_prints(&out, "book value minus deeper score, in book (");
+    assert_prints(&out, "book value minus deeper score, exits (");
 }
 
 #[test]

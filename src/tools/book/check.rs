@@ -1,7 +1,9 @@
 //! `oxello book check`: how much the book's moves lose by a deeper search. A sample of book
 //! positions is searched a few plies deeper than the book was built; every move the book
 //! would play there (within `--randomness` discs of its best) is searched as deep, and its
-//! loss is the deeper best score minus the move's deeper score.
+//! loss is the deeper best score minus the move's deeper score. It also reports how far the
+//! book's values of those moves stand from their deeper scores, apart for the moves that stay
+//! in the book and for the exits.
 
 use super::engine_on;
 use crate::board::{Board, Color, Position};
@@ -43,6 +45,8 @@ pub struct CheckArgs {
 struct CheckedMove {
     /// The deeper best score minus the move's deeper score.
     loss: i32,
+    /// The book's value of the move minus its deeper score: how far the book errs on it.
+    value_error: i32,
     board: Board,
     square: u8,
     /// How far the book puts the move below its best.
@@ -121,6 +125,7 @@ pub fn run(
             };
             losses.push(CheckedMove {
                 loss: (best - score).max(0),
+                value_error: m.value - score,
                 board,
                 square: m.square,
                 below_book_best: book_best - m.value,
@@ -150,6 +155,20 @@ pub fn run(
         over(4),
         100.0 * over(4) as f64 / count,
     );
+    for (kind, leaves_book) in [("in book", false), ("exits", true)] {
+        let errors: Vec<f64> = losses
+            .iter()
+            .filter(|m| m.leaves_book == leaves_book)
+            .map(|m| f64::from(m.value_error))
+            .collect();
+        let n = errors.len().max(1) as f64;
+        println!(
+            "book value minus deeper score, {kind} ({} moves): mean {:+.2}, mean absolute {:.2}",
+            errors.len(),
+            errors.iter().sum::<f64>() / n,
+            errors.iter().map(|e| e.abs()).sum::<f64>() / n,
+        );
+    }
     for m in losses.iter().take_while(|m| m.loss > 2) {
         println!(
             "  loses {}: {} ({}, {} below the book's best; deeper best {}) in {}",
