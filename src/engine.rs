@@ -3,7 +3,7 @@
 //! stdout.
 
 use crate::board::{IllegalMove, Move, Position};
-use crate::book::learn::{learn_game, learning_depth, Learned, LEARN_PLIES};
+use crate::book::learn::{learn_game, learning_depth, ExitSearcher, Learned, LEARN_PLIES};
 use crate::book::{Book, BookMove};
 use crate::eval::Evaluation;
 use crate::search::{
@@ -105,6 +105,25 @@ impl Game {
             true
         } else {
             false
+        }
+    }
+}
+
+/// The move the engine plays and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MoveChoice {
+    /// From the opening book, with the book's value.
+    Book(BookMove),
+    /// The best move of a search (a pass when it has none).
+    Search(SearchResult),
+}
+
+impl MoveChoice {
+    /// The move to play.
+    pub fn mv(&self) -> Move {
+        match self {
+            MoveChoice::Book(book) => Move::Play(book.square),
+            MoveChoice::Search(result) => result.best_move.map_or(Move::Pass, Move::Play),
         }
     }
 }
@@ -322,8 +341,23 @@ impl Engine {
         self.book.as_ref().filter(|_| self.book_enabled)
     }
 
+    /// The move to play in the current position: the book's, while the position is in the
+    /// active book, or else the best move of a search to `limits`. The one place where the
+    /// engine decides between book and search, for every front end.
+    pub fn choose_move(
+        &mut self,
+        limits: &Limits,
+        options: SearchOptions,
+        on_progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> MoveChoice {
+        if let Some(book) = self.book_move() {
+            return MoveChoice::Book(book);
+        }
+        MoveChoice::Search(self.search(limits, options, on_progress))
+    }
+
     /// The book's move in the current position, if it is in the book.
-    pub fn book_move(&mut self) -> Option<BookMove> {
+    fn book_move(&mut self) -> Option<BookMove> {
         self.book_draws += 1;
         let random = crate::random::seeded_hash(self.book_seed, self.book_draws);
         let position = self.position();
@@ -364,11 +398,14 @@ fn check_hash(mib: usize) -> Result<(), EngineError> {
     }
 }
 
-/// Empties above the midgame depth from which a search at that depth solves exactly instead.
-pub const EXACT_MARGIN: u32 = 4;
-
-/// The depth limit for a "level" of `depth` plies at `empties` empty squares: the depth, or no
-/// limit (solve to the end) once the end is within `depth + EXACT_MARGIN` moves.
-pub fn level_depth(depth: u32, empties: u32) -> Option<u32> {
-    (empties > depth + EXACT_MARGIN).then_some(depth)
+impl ExitSearcher for Engine {
+    fn search_until(
+        &mut self,
+        position: &Position,
+        limits: &Limits,
+        options: SearchOptions,
+        stop: &AtomicBool,
+    ) -> SearchResult {
+        Engine::search_until(self, position, limits, options, stop)
+    }
 }

@@ -496,7 +496,8 @@ fn learnable(positions: &[Position], plies: u32) -> Vec<Board> {
 #[test]
 fn learning_a_game_adds_its_positions_with_their_exits() {
     use oxello::book::learn::{learn_game, learning_depth, search_exit};
-    use oxello::engine::{level_depth, Engine, EngineOptions};
+    use oxello::engine::{Engine, EngineOptions};
+    use oxello::search::level_depth;
     use oxello::search::Limits;
 
     let dir = scratch_dir("book-learn");

@@ -10,8 +10,9 @@ use oxello::eval::patterns::{
     feature_offsets, for_each_slot, instance_index, phase_empties, tables, PATTERN_TYPES,
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
+use oxello::tools::dataset::label_floor;
 use oxello::tools::dataset::{all_examples, load_games};
-use oxello::tools::eval_error::{evaluation_error, label_floor};
+use oxello::tools::eval_error::evaluation_error;
 use oxello::tools::selfplay::{selfplay, SelfplayConfig};
 use oxello::tools::train::{split, train, TrainConfig};
 use proptest::prelude::*;

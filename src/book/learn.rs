@@ -4,8 +4,7 @@
 
 use super::{is_book_position, Book, BookEntry, NO_MOVE};
 use crate::board::{Board, Color, Position};
-use crate::engine::{level_depth, Engine};
-use crate::search::{Limits, Proof, SearchOptions};
+use crate::search::{level_depth, Limits, Proof, SearchOptions, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A learned game's positions join the book up to this many moves from the start.
@@ -14,13 +13,26 @@ pub const LEARN_PLIES: u32 = 30;
 /// The depth of learning's searches in a book that has no start position to tell its own.
 pub const DEFAULT_LEARN_DEPTH: u32 = 14;
 
+/// What book learning searches with: a search of any position to limits, until they are
+/// reached or `stop` is raised (whatever else would stop the searcher's own searches), sharing
+/// what it learns between searches. The engine is one.
+pub trait ExitSearcher {
+    fn search_until(
+        &mut self,
+        position: &Position,
+        limits: &Limits,
+        options: SearchOptions,
+        stop: &AtomicBool,
+    ) -> SearchResult;
+}
+
 /// Searches `board`'s best move among those not in `staying` (the moves that reach book
 /// positions) to `limits`, or until `stop` is raised (the entry is then worthless), and
 /// returns the position's book entry: that move and its score, or no exit when every legal
 /// move stays in the book. `depth` is the midgame depth recorded. The entry's value is the
 /// exit's until negamaxed.
 pub fn search_exit(
-    engine: &mut Engine,
+    engine: &mut impl ExitSearcher,
     board: &Board,
     staying: u64,
     games: u32,
@@ -89,7 +101,7 @@ pub fn learning_depth(book: &Book) -> u32 {
 /// is raised, the search it cuts is dropped and the book keeps what was learned before.
 pub fn learn_game(
     book: &mut Book,
-    engine: &mut Engine,
+    engine: &mut impl ExitSearcher,
     positions: &[Position],
     plies: u32,
     depth: u32,

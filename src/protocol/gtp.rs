@@ -4,8 +4,9 @@
 use super::output::Output;
 use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
-use crate::engine::{level_depth, Engine};
+use crate::engine::{Engine, MoveChoice};
 use crate::notation::{format_move, format_square, parse_move};
+use crate::search::level_depth;
 use crate::search::probcut::level_percent;
 use crate::search::{GameClock, Limits, SearchOptions};
 use std::time::{Duration, Instant};
@@ -232,10 +233,11 @@ impl GtpSession {
         }
     }
 
-    /// Searches the current position for the move to play, logging each iteration.
-    fn search(&self, engine: &mut Engine, position: &Position) -> Move {
+    /// The move to play in the current position, from the book or a search, logging each
+    /// iteration of the search.
+    fn choose(&self, engine: &mut Engine, position: &Position) -> Move {
         let limits = self.limits(position);
-        let result = engine.search(&limits, self.search, &mut |p| {
+        let choice = engine.choose_move(&limits, self.search, &mut |p| {
             log::info!(
                 "depth {}@{}% score {:+} nodes {} nps {} pv {}",
                 p.depth,
@@ -249,7 +251,14 @@ impl GtpSession {
                     .join(" ")
             );
         });
-        result.best_move.map_or(Move::Pass, Move::Play)
+        if let MoveChoice::Book(book) = &choice {
+            log::info!(
+                "book move {} value {:+}",
+                format_square(book.square),
+                book.value
+            );
+        }
+        choice.mv()
     }
 
     fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
@@ -261,17 +270,7 @@ impl GtpSession {
         self.turn_of(engine, color)?;
         let position = engine.position();
         let started = Instant::now();
-        let mv = match engine.book_move() {
-            Some(choice) => {
-                log::info!(
-                    "book move {} value {:+}",
-                    format_square(choice.square),
-                    choice.value
-                );
-                Move::Play(choice.square)
-            }
-            None => self.search(engine, &position),
-        };
+        let mv = self.choose(engine, &position);
         if commit {
             engine.play(mv).expect("the search returns a legal move");
             self.charge(color, started.elapsed().as_secs_f64());

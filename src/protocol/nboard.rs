@@ -6,8 +6,9 @@
 use super::output::Output;
 use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
-use crate::engine::{level_depth, Engine, Game};
+use crate::engine::{Engine, Game, MoveChoice};
 use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
+use crate::search::level_depth;
 use crate::search::probcut::level_percent;
 use crate::search::{Bound, GameClock, Limits, Progress, Proof, SearchOptions, SearchResult};
 use std::path::PathBuf;
@@ -163,33 +164,31 @@ impl NBoardSession {
 
     fn go(&mut self, engine: &mut Engine, out: &Output) {
         let position = engine.position();
-        if let Some(choice) = engine.book_move() {
-            out.send(&format!(
-                "=== {}/{:.2}/0.000",
-                format_move(Move::Play(choice.square)),
-                f64::from(choice.value)
-            ));
-            return;
-        }
         let limits = self.move_limits(&position);
-        let result = engine.search(&limits, self.search, &mut |p| {
+        let choice = engine.choose_move(&limits, self.search, &mut |p| {
             out.send(&format!(
                 "status depth {} score {:+}",
                 depth_text(p.depth, p.selectivity, p.proof),
                 p.score
             ));
         });
-        let seconds = result.elapsed.as_secs_f64();
-        out.send(&format!("nodestats {} {seconds:.3}", result.nodes));
-        let mv = result.best_move.map_or(Move::Pass, Move::Play);
-        if position.board.is_game_over() {
-            out.send("=== PA");
-        } else {
-            out.send(&format!(
-                "=== {}/{:.2}/{seconds:.3}",
-                format_move(mv),
-                f64::from(result.score)
-            ));
+        let mv = format_move(choice.mv());
+        match choice {
+            MoveChoice::Book(book) => {
+                out.send(&format!("=== {mv}/{:.2}/0.000", f64::from(book.value)));
+            }
+            MoveChoice::Search(result) => {
+                let seconds = result.elapsed.as_secs_f64();
+                out.send(&format!("nodestats {} {seconds:.3}", result.nodes));
+                if position.board.is_game_over() {
+                    out.send("=== PA");
+                } else {
+                    out.send(&format!(
+                        "=== {mv}/{:.2}/{seconds:.3}",
+                        f64::from(result.score)
+                    ));
+                }
+            }
         }
     }
 

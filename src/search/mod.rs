@@ -36,6 +36,15 @@ use std::time::Duration;
 /// Scores are discs for the side to move; no real score reaches this.
 pub const INFINITY: i32 = 127;
 
+/// Empties above the midgame depth from which a search at that depth solves exactly instead.
+pub const EXACT_MARGIN: u32 = 4;
+
+/// The depth limit for a "level" of `depth` plies at `empties` empty squares: the depth, or no
+/// limit (solve to the end) once the end is within `depth + EXACT_MARGIN` moves.
+pub fn level_depth(depth: u32, empties: u32) -> Option<u32> {
+    (empties > depth + EXACT_MARGIN).then_some(depth)
+}
+
 /// When a search should stop. Every limit given applies; with none, it searches until exact
 /// or stopped.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -286,3 +286,67 @@ pub fn all_examples(
         })
         .collect())
 }
+
+/// The least mean absolute error that any evaluation (any function of the position, the same
+/// under the 8 symmetries) can reach on `examples`: a position seen in several games carries
+/// each game's label, and the best single answer for it is their median.
+pub fn label_floor(examples: &[Example]) -> f64 {
+    if examples.is_empty() {
+        return 0.0;
+    }
+    let mut keyed: Vec<((u64, u64), f32)> = examples
+        .iter()
+        .map(|e| {
+            let key = e.board.canonical().0;
+            ((key.player, key.opponent), e.label)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let total: f64 = keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|same| {
+            let median = same[same.len() / 2].1;
+            same.iter()
+                .map(|&(_, label)| f64::from((label - median).abs()))
+                .sum::<f64>()
+        })
+        .sum();
+    total / examples.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(board: Board, label: f32) -> Example {
+        Example { board, label }
+    }
+
+    #[test]
+    fn the_floor_is_the_spread_around_each_positions_median() {
+        let start = Board::new(0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
+        let after_f5 = start.play(37).expect("f5 is legal");
+        let after_e6 = start
+            .play(44)
+            .expect("e6 is legal, a symmetric image of f5");
+        let examples = [
+            example(start, 0.0),
+            example(start, 4.0),
+            example(start, 10.0),
+            example(after_f5, -2.0),
+            example(after_e6, 6.0),
+        ];
+        // start: median 4, deviations 4 + 0 + 6; after f5/e6: median 6, deviation 8.
+        assert_eq!(label_floor(&examples), 18.0 / 5.0);
+    }
+
+    #[test]
+    fn positions_seen_once_have_no_floor() {
+        let start = Board::new(0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
+        let examples = [
+            example(start, 12.0),
+            example(start.play(37).unwrap(), -30.0),
+        ];
+        assert_eq!(label_floor(&examples), 0.0);
+    }
+}

@@ -9,9 +9,8 @@
 //! with search scores (`oxello label` files), or both.
 
 use super::dataset::{
-    all_examples, label_examples, labelling_bar, load_all_games, Example, GameSources,
+    all_examples, label_examples, label_floor, labelling_bar, load_all_games, Example, GameSources,
 };
-use super::eval_error::label_floor;
 use super::progress_bar;
 use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
@@ -60,7 +59,7 @@ pub struct PhaseReport {
     /// Mean absolute error of the trained evaluation, in discs.
     pub mae_after: f64,
     /// The least error any evaluation can reach on these validation labels (see
-    /// `eval_error::label_floor`).
+    /// `dataset::label_floor`).
     pub floor: f64,
 }
 

@@ -8,9 +8,10 @@
 use super::engine_on;
 use crate::board::{Board, Color, Position};
 use crate::book::Book;
-use crate::engine::{level_depth, Engine};
+use crate::engine::Engine;
 use crate::eval::Evaluation;
 use crate::random::seeded_hash;
+use crate::search::level_depth;
 use crate::search::{Limits, SearchOptions};
 use crate::tools::progress_bar;
 use std::path::PathBuf;

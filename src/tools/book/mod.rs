@@ -11,8 +11,9 @@ pub mod show;
 
 use crate::board::Board;
 use crate::book::{Book, BookEntry};
-use crate::engine::{level_depth, Engine};
+use crate::engine::Engine;
 use crate::eval::Evaluation;
+use crate::search::level_depth;
 use crate::search::Limits;
 use crate::tools::{map_on_engines, progress_bar};
 use std::path::Path;
