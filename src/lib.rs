@@ -7,6 +7,7 @@
 
 pub mod board;
 pub mod book;
+pub mod cli;
 pub mod engine;
 pub mod eval;
 pub mod notation;
