@@ -56,6 +56,7 @@ fn match_config(second: EngineSpec, openings: usize, time: TimeControl) -> Match
         concurrency: 1,
         games_file: None,
         sprt: None,
+        shard: (0, 1),
     }
 }
 
@@ -79,6 +80,7 @@ fn a_short_match_plays_every_game_with_consistent_totals() {
         concurrency: 2,
         games_file: Some(games_file.clone()),
         sprt: None,
+        shard: (0, 1),
     };
     let mut seen = 0;
     let report = run_match(&config, |report, outcome| {
@@ -250,4 +252,65 @@ fn sprt_stops_a_lopsided_match_early() {
     let report = run_match(&config, |_, _| {}).unwrap();
     assert!(report.games < 80, "played all {} games", report.games);
     assert_eq!(report.sprt.unwrap().1, SprtVerdict::AcceptH1);
+}
+
+#[test]
+fn shards_join_into_the_whole_match_and_a_match_resumes_from_its_file() {
+    let dir = std::env::temp_dir().join(format!("oxello-arena-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name);
+    let config = |shard: (u64, u64), games_file: &str| MatchConfig {
+        engines: [
+            spec("depth2", oxello("--depth 2 --threads 1"), Protocol::Gtp),
+            spec("depth1", oxello("--depth 1 --threads 1"), Protocol::Gtp),
+        ],
+        openings: xot(4),
+        time: TimeControl::Depth(1),
+        margin: Duration::from_millis(500),
+        concurrency: 1,
+        games_file: Some(file(games_file)),
+        sprt: None,
+        shard,
+    };
+    let lines = |name: &str| std::fs::read_to_string(file(name)).unwrap().lines().count();
+    let mut reports = Vec::new();
+    for (shard, name) in [((0, 2), "shard0.ggf"), ((1, 2), "shard1.ggf")] {
+        std::fs::remove_file(file(name)).ok();
+        let report = run_match(&config(shard, name), |_, _| {}).unwrap();
+        assert_eq!((report.games, report.planned), (4, 4));
+        assert_eq!(lines(name), 4);
+        reports.push(report);
+    }
+    // The shards' files joined: the whole match is reported and no game is played again.
+    let joined = [
+        std::fs::read_to_string(file("shard0.ggf")).unwrap(),
+        std::fs::read_to_string(file("shard1.ggf")).unwrap(),
+    ]
+    .concat();
+    std::fs::write(file("all.ggf"), &joined).unwrap();
+    let whole = run_match(&config((0, 1), "all.ggf"), |_, _| {}).unwrap();
+    assert_eq!((whole.games, whole.planned), (8, 8));
+    assert_eq!(lines("all.ggf"), 8);
+    for engine in 0..2 {
+        let played: Vec<u32> = reports
+            .iter()
+            .map(|r| r.tallies[engine].outcomes.wins)
+            .collect();
+        assert_eq!(
+            whole.tallies[engine].outcomes.wins,
+            played.iter().sum::<u32>()
+        );
+        let discs: i64 = reports.iter().map(|r| r.tallies[engine].disc_sum).sum();
+        assert_eq!(whole.tallies[engine].disc_sum, discs);
+    }
+    // One shard's file given to the whole match: it plays only the other shard's games.
+    std::fs::copy(file("shard0.ggf"), file("resumed.ggf")).unwrap();
+    let mut new_games = 0;
+    let resumed = run_match(&config((0, 1), "resumed.ggf"), |report, _| {
+        new_games = report.games;
+    })
+    .unwrap();
+    assert_eq!((resumed.games, new_games), (8, 8));
+    assert_eq!(lines("resumed.ggf"), 8);
+    std::fs::remove_dir_all(&dir).ok();
 }

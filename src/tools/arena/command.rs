@@ -68,6 +68,10 @@ pub struct MatchArgs {
     /// GGF file that every finished game is appended to.
     #[arg(long)]
     games_file: Option<std::path::PathBuf>,
+    /// Play only this shard of the openings: i/n plays those of rank i, i + n, ... (give each
+    /// shard its own --games-file; the files joined report the whole match).
+    #[arg(long, default_value = "0/1")]
+    shard: String,
     /// Stop on a verdict of the sequential test, e.g. "elo0=0 elo1=10 alpha=0.05 beta=0.05".
     #[arg(long)]
     sprt: Option<String>,
@@ -149,6 +153,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency,
         games_file: args.games_file,
         sprt,
+        shard: crate::tools::parse_shard(&args.shard)?,
     };
     let bar = progress_bar(
         2 * config.openings.len() as u64,

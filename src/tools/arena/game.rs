@@ -5,6 +5,10 @@ use crate::board::{Color, Move, Position};
 use crate::notation::GgfGame;
 use std::time::{Duration, Instant};
 
+/// The record's tag naming how a forfeited game was lost (`time`, `illegal`, `garbage`,
+/// `crash`), so that a resumed match counts it as it was counted when played.
+pub const FORFEIT_TAG: &str = "FO";
+
 /// How long an engine may stay silent when the match has no clock.
 const UNTIMED_LIMIT: Duration = Duration::from_secs(600);
 
@@ -70,6 +74,9 @@ pub fn play_game(
         record
             .tags
             .push(("RE".into(), format!("{winner_sign:+}.000{tag}")));
+        record
+            .tags
+            .push((FORFEIT_TAG.into(), failure.kind().into()));
         GameOutcome {
             record,
             winner: Some(color.other()),

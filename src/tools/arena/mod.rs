@@ -3,13 +3,17 @@
 //! Each opening is played twice with colours swapped. `--concurrency` workers each keep their
 //! own pair of engine processes alive from game to game (GTP: `clear_board`; NBoard: the whole
 //! game is sent with `set game` before every move), and restart an engine after it crashed,
-//! hung or misbehaved. Every finished game is appended at once to the GGF file.
+//! hung or misbehaved. Every finished game is appended at once to the GGF file, and a match
+//! given a file that already holds some of its games plays only the others (`resume`).
+//! `--shard i/n` plays the openings of rank i, i + n, ...; the shards' files joined together
+//! report the whole match.
 
 pub mod command;
 mod game;
 mod openings;
 mod player;
 mod process;
+mod resume;
 pub mod stats;
 
 pub use game::GameOutcome;
@@ -38,6 +42,8 @@ pub struct MatchConfig {
     /// Where finished games are appended, one GGF game a line.
     pub games_file: Option<PathBuf>,
     pub sprt: Option<Sprt>,
+    /// This run's share of the openings: rank i, i + n, ... of `(i, n)`.
+    pub shard: (u64, u64),
 }
 
 /// One engine's side of the results.
@@ -113,17 +119,9 @@ pub fn run_match(
     config: &MatchConfig,
     mut on_game: impl FnMut(&MatchReport, &GameOutcome),
 ) -> anyhow::Result<MatchReport> {
-    let mut games_file = match &config.games_file {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?,
-        ),
-        None => None,
-    };
+    let (shard, shards) = config.shard;
     let jobs: Vec<Job> = (0..config.openings.len())
+        .filter(|opening| *opening as u64 % shards == shard)
         .flat_map(|opening| {
             [true, false].map(|first_is_black| Job {
                 opening,
@@ -135,13 +133,55 @@ pub fn run_match(
         planned: jobs.len() as u32,
         ..MatchReport::default()
     };
+    let records = match &config.games_file {
+        Some(path) => resume::read_records(path)?,
+        None => Vec::new(),
+    };
+    let names = [
+        config.engines[0].name.as_str(),
+        config.engines[1].name.as_str(),
+    ];
+    let (played, jobs) = resume::split_played(jobs, &config.openings, names, &records);
+    if !played.is_empty() {
+        log::info!(
+            "{} games of this match are in the games file already",
+            played.len()
+        );
+    }
+    let stop = AtomicBool::new(false);
+    let mut take = |report: &mut MatchReport, job: Job, outcome: &GameOutcome| {
+        tally(report, job, outcome);
+        if let Some(sprt) = &config.sprt {
+            let outcomes = report.tallies[0].outcomes;
+            let verdict = sprt.verdict(&outcomes);
+            if report.sprt.is_none_or(|(_, v)| v == SprtVerdict::Continue) {
+                report.sprt = Some((sprt.llr(&outcomes), verdict));
+            }
+            if verdict != SprtVerdict::Continue {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        on_game(report, outcome);
+    };
+    for (job, outcome) in &played {
+        take(&mut report, *job, outcome);
+    }
+    let mut games_file = match &config.games_file {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     let (job_sender, job_receiver) = crossbeam_channel::unbounded();
     for job in jobs {
         job_sender.send(job).expect("the receiver is alive");
     }
     drop(job_sender);
     let (result_sender, result_receiver) = crossbeam_channel::unbounded();
-    let stop = AtomicBool::new(false);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..config.concurrency.max(1) {
             let (jobs, results, stop) = (job_receiver.clone(), result_sender.clone(), &stop);
@@ -185,18 +225,7 @@ pub fn run_match(
                     .and_then(|_| file.flush())
                     .map_err(|e| anyhow::anyhow!("cannot write the games file: {e}"))?;
             }
-            tally(&mut report, job, &outcome);
-            if let Some(sprt) = &config.sprt {
-                let outcomes = report.tallies[0].outcomes;
-                let verdict = sprt.verdict(&outcomes);
-                if report.sprt.is_none_or(|(_, v)| v == SprtVerdict::Continue) {
-                    report.sprt = Some((sprt.llr(&outcomes), verdict));
-                }
-                if verdict != SprtVerdict::Continue {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            on_game(&report, &outcome);
+            take(&mut report, job, &outcome);
         }
         Ok(())
     })?;

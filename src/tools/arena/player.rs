@@ -62,6 +62,29 @@ pub enum Failure {
     Garbage(String),
 }
 
+impl Failure {
+    /// The failure's kind as a games file records it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Failure::Illegal(_) => "illegal",
+            Failure::Time => "time",
+            Failure::Crash(_) => "crash",
+            Failure::Garbage(_) => "garbage",
+        }
+    }
+
+    /// A failure read back from a games file: its kind, without the details of the moment.
+    pub fn of_kind(kind: &str) -> Failure {
+        let detail = "as recorded in the games file".to_string();
+        match kind {
+            "time" => Failure::Time,
+            "illegal" => Failure::Illegal(detail),
+            "garbage" => Failure::Garbage(detail),
+            _ => Failure::Crash(detail),
+        }
+    }
+}
+
 impl From<ProcessError> for Failure {
     fn from(error: ProcessError) -> Failure {
         match error {
