@@ -304,13 +304,20 @@ fn shards_join_into_the_whole_match_and_a_match_resumes_from_its_file() {
         assert_eq!(whole.tallies[engine].disc_sum, discs);
     }
     // One shard's file given to the whole match: it plays only the other shard's games.
-    std::fs::copy(file("shard0.ggf"), file("resumed.ggf")).unwrap();
+    // A run killed while writing left half a line: the resumed run skips it and starts the
+    // next game on a line of its own.
+    let mut cut = std::fs::read_to_string(file("shard0.ggf")).unwrap();
+    cut.push_str("(;GM[Othello]PC[oxello match]PB[depth2]PW[dep");
+    std::fs::write(file("resumed.ggf"), cut).unwrap();
     let mut new_games = 0;
     let resumed = run_match(&config((0, 1), "resumed.ggf"), |report, _| {
         new_games = report.games;
     })
     .unwrap();
     assert_eq!((resumed.games, new_games), (8, 8));
-    assert_eq!(lines("resumed.ggf"), 8);
+    assert_eq!(lines("resumed.ggf"), 9);
+    let text = std::fs::read_to_string(file("resumed.ggf")).unwrap();
+    let parsed = text.lines().filter(|l| GgfGame::parse(l).is_ok()).count();
+    assert_eq!(parsed, 8);
     std::fs::remove_dir_all(&dir).ok();
 }

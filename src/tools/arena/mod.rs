@@ -167,13 +167,7 @@ pub fn run_match(
         take(&mut report, *job, outcome);
     }
     let mut games_file = match &config.games_file {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?,
-        ),
+        Some(path) => Some(resume::open_for_appending(path)?),
         None => None,
     };
     let (job_sender, job_receiver) = crossbeam_channel::unbounded();

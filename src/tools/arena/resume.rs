@@ -7,6 +7,7 @@ use super::player::Failure;
 use super::Job;
 use crate::board::{Color, Move, Position};
 use crate::notation::GgfGame;
+use std::io::Write;
 use std::path::Path;
 
 /// The games of a games file, in order; lines that are not games of a match are skipped
@@ -33,6 +34,23 @@ pub fn read_records(path: &Path) -> anyhow::Result<Vec<GgfGame>> {
         }
     }
     Ok(games)
+}
+
+/// Opens a games file to append games to, ending a line that a killed run left unfinished so
+/// that the next game starts a line of its own.
+pub fn open_for_appending(path: &Path) -> anyhow::Result<std::fs::File> {
+    let cut_short =
+        std::fs::read(path).is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+    if cut_short {
+        file.write_all(b"\n")
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(file)
 }
 
 /// How a recorded game ended, from its result tag (`RE[+12.000]`, `RE[-64.000:t]`) and its
