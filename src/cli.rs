@@ -46,6 +46,10 @@ pub struct Cli {
     /// best), for variety.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=64))]
     pub book_random: i32,
+    /// Think on the opponent's time (off by default, so that engines sharing a machine in a
+    /// match stay fair).
+    #[arg(long)]
+    pub ponder: bool,
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
     #[arg(long, global = true)]
     pub log_level: Option<log::LevelFilter>,

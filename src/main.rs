@@ -41,6 +41,7 @@ fn main() -> Result<()> {
                 depth: cli.depth,
                 move_time: cli.movetime.map(std::time::Duration::from_millis),
                 selectivity: cli.selectivity,
+                ponder: cli.ponder,
             },
             std::io::stdin(),
             std::io::stdout(),

@@ -35,6 +35,7 @@ fn run(input: Vec<u8>) -> String {
         book: Some(oxello::book::Book::builtin()),
         book_file: None,
         book_randomness: 2,
+        ponder: true,
     };
     let sink = Captured::default();
     serve(config, std::io::Cursor::new(input), sink.clone()).expect("the server ends cleanly");
@@ -55,6 +56,7 @@ fn command_line() -> impl Strategy<Value = Vec<u8>> {
         "showboard",
         "final_score",
         "oxello-depth",
+        "oxello-ponder",
         "oxello-hash",
         "known_command",
         "set",

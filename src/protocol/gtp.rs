@@ -12,7 +12,7 @@ use crate::search::{GameClock, Limits, SearchOptions};
 use std::time::{Duration, Instant};
 
 /// Every command, as `list_commands` prints them.
-const COMMANDS: [&str; 31] = [
+const COMMANDS: [&str; 32] = [
     "protocol_version",
     "name",
     "version",
@@ -44,6 +44,7 @@ const COMMANDS: [&str; 31] = [
     "oxello-movetime",
     "oxello-position",
     "oxello-book",
+    "oxello-ponder",
 ];
 
 /// Whether a raw line is the `quit` command (with or without an id).
@@ -235,7 +236,7 @@ impl GtpSession {
 
     /// The move to play in the current position, from the book or a search, logging each
     /// iteration of the search.
-    fn choose(&self, engine: &mut Engine, position: &Position) -> Move {
+    fn choose(&self, engine: &mut Engine, position: &Position) -> MoveChoice {
         let limits = self.limits(position);
         let choice = engine.choose_move(&limits, self.search, &mut |p| {
             log::info!(
@@ -258,7 +259,7 @@ impl GtpSession {
                 book.value
             );
         }
-        choice.mv()
+        choice
     }
 
     fn genmove(&mut self, args: &[&str], engine: &mut Engine, commit: bool) -> Reply {
@@ -270,8 +271,10 @@ impl GtpSession {
         self.turn_of(engine, color)?;
         let position = engine.position();
         let started = Instant::now();
-        let mv = self.choose(engine, &position);
+        let choice = self.choose(engine, &position);
+        let mv = choice.mv();
         if commit {
+            engine.plan_ponder(position, &choice);
             engine.play(mv).expect("the search returns a legal move");
             self.charge(color, started.elapsed().as_secs_f64());
         } else {
@@ -407,6 +410,17 @@ impl GtpSession {
                 }
                 other => Err(format!("oxello-book takes on or off, not '{other}'")),
             },
+            "oxello-ponder" => match argument(args, 0, "on or off")? {
+                "on" => {
+                    engine.set_pondering(true);
+                    Ok(String::new())
+                }
+                "off" => {
+                    engine.set_pondering(false);
+                    Ok(String::new())
+                }
+                other => Err(format!("oxello-ponder takes on or off, not '{other}'")),
+            },
             _ => Err("unknown command".to_string()),
         }
     }
@@ -490,6 +504,10 @@ fn diagram(position: &Position) -> String {
 }
 
 impl Session for GtpSession {
+    fn search_options(&self) -> SearchOptions {
+        self.search
+    }
+
     fn handle(&mut self, line: &str, engine: &mut Engine, out: &Output) -> Flow {
         let cleaned = preprocess(line);
         let mut words: Vec<&str> = cleaned.split_whitespace().collect();

@@ -1,13 +1,19 @@
 //! The reader thread: reads stdin line by line (bounded, any bytes), decides which lines must
 //! interrupt a running search, and hands everything to the controller through a channel.
 //!
-//! Stop protocol: for an interrupting line the reader first counts it as pending, then sends
-//! it, then sets the stop flag. The controller uncounts each interrupting line as it takes it,
-//! and before starting any search clears the flag and sets it again if interrupts are still
-//! pending. Whatever the interleaving, a search never outlives an interrupt sent to it.
+//! Stop protocol: for an interrupting line the reader first counts it as pending, then sets
+//! the stop flag, then sends it. The controller uncounts each interrupting line as it takes
+//! it, and before starting any search clears the flag and sets it again if interrupts are
+//! still pending. Whatever the interleaving, a search never outlives an interrupt sent to it,
+//! and no line stops the search it asks for.
+//!
+//! While the engine ponders, every input interrupts. The reader decides and sends under the
+//! same lock under which the controller, finding no input waiting, starts to ponder, so no
+//! line can slip in between unnoticed.
 
 use super::Dialect;
 use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -39,6 +45,9 @@ pub struct Interrupts {
     stop: Arc<AtomicBool>,
     pending: Arc<AtomicUsize>,
     ending: Arc<AtomicBool>,
+    /// Whether the controller is pondering; the reader holds the lock while it decides on a
+    /// line and sends it.
+    pondering: Arc<Mutex<bool>>,
 }
 
 impl Interrupts {
@@ -47,7 +56,25 @@ impl Interrupts {
             stop,
             pending: Arc::new(AtomicUsize::new(0)),
             ending: Arc::new(AtomicBool::new(false)),
+            pondering: Arc::new(Mutex::new(false)),
         }
+    }
+
+    /// Starts pondering unless `input_waiting` says a message is queued: from then on every
+    /// input interrupts. Arms the stop flag; false (nothing changed) when input is waiting.
+    pub fn start_pondering(&self, input_waiting: impl Fn() -> bool) -> bool {
+        let mut pondering = self.pondering.lock();
+        if input_waiting() {
+            return false;
+        }
+        *pondering = true;
+        self.arm();
+        true
+    }
+
+    /// Ends pondering: input interrupts as the protocol says again.
+    pub fn stop_pondering(&self) {
+        *self.pondering.lock() = false;
     }
 
     /// Raised once the reader has seen the end of the session (`quit` or end of input), for
@@ -104,27 +131,22 @@ fn read_lines(mut source: impl BufRead, sender: &Sender<Message>, interrupts: &I
                 dialect = Dialect::detect(line);
             }
         }
-        let interrupting = dialect.is_some_and(|d| d.interrupts(&input));
         if input == Input::Eof || dialect.is_some_and(|d| d.ends(&input)) {
             interrupts.ending.store(true, Ordering::SeqCst);
         }
+        let eof = input == Input::Eof;
+        let pondering = interrupts.pondering.lock();
+        let interrupting = *pondering || dialect.is_some_and(|d| d.interrupts(&input));
         if interrupting {
             interrupts.pending.fetch_add(1, Ordering::SeqCst);
-        }
-        let eof = input == Input::Eof;
-        if sender
-            .send(Message {
-                input,
-                interrupts: interrupting,
-            })
-            .is_err()
-        {
-            return;
-        }
-        if interrupting {
             interrupts.raise();
         }
-        if eof {
+        let sent = sender.send(Message {
+            input,
+            interrupts: interrupting,
+        });
+        drop(pondering);
+        if sent.is_err() || eof {
             return;
         }
     }

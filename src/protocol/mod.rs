@@ -44,6 +44,8 @@ pub struct ServerConfig {
     pub book_file: Option<PathBuf>,
     /// Book moves within this many discs of the best are played at random (0: the best).
     pub book_randomness: i32,
+    /// Think on the opponent's time.
+    pub ponder: bool,
 }
 
 impl ServerConfig {
@@ -113,6 +115,8 @@ enum Flow {
 trait Session {
     /// Handles one input line.
     fn handle(&mut self, line: &str, engine: &mut Engine, out: &Output) -> Flow;
+    /// The search settings of the session's moves, which pondering searches with too.
+    fn search_options(&self) -> SearchOptions;
     /// Reports a discarded over-long line.
     fn overlong(&mut self, out: &Output);
 }
@@ -133,6 +137,7 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let mut engine = Engine::with_evaluation(config.engine, config.evaluation.clone())?;
     engine.set_book(config.book.clone(), config.book_randomness, time_seed());
+    engine.set_pondering(config.ponder);
     let out = Output::new(sink);
     let interrupts = Interrupts::new(engine.stop_flag());
     let messages = spawn_reader(source, interrupts.clone());
@@ -160,6 +165,10 @@ pub fn serve(
                 let session = session.as_mut().expect("the session was just chosen");
                 if session.handle(&line, &mut engine, &out) == Flow::Quit {
                     break;
+                }
+                if engine.wants_to_ponder() && interrupts.start_pondering(|| !messages.is_empty()) {
+                    engine.ponder(session.search_options());
+                    interrupts.stop_pondering();
                 }
             }
         }

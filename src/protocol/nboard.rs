@@ -79,6 +79,11 @@ impl NBoardSession {
                 }
                 Err(e) => self.fail(out, &format!("set game ignored: {e}")),
             },
+            "ponder" => match value.to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" => engine.set_pondering(true),
+                "off" | "0" | "false" => engine.set_pondering(false),
+                _ => self.fail(out, &format!("set ponder takes on or off, not '{value}'")),
+            },
             "contempt" => {
                 if value.parse::<i32>().is_err() {
                     self.fail(
@@ -173,6 +178,7 @@ impl NBoardSession {
             ));
         });
         let mv = format_move(choice.mv());
+        engine.plan_ponder(position, &choice);
         match choice {
             MoveChoice::Book(book) => {
                 out.send(&format!("=== {mv}/{:.2}/0.000", f64::from(book.value)));
@@ -334,6 +340,10 @@ fn send_hints(out: &Output, progress: &Progress, count: usize) {
 }
 
 impl Session for NBoardSession {
+    fn search_options(&self) -> SearchOptions {
+        self.search
+    }
+
     fn handle(&mut self, line: &str, engine: &mut Engine, out: &Output) -> Flow {
         let line = line.trim();
         let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));

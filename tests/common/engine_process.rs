@@ -10,34 +10,86 @@ pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// The lines of stderr, when the engine was started with its log kept.
+    log: Option<Receiver<String>>,
+}
+
+/// Sends the lines of `source` to a channel from a thread of their own.
+fn line_channel(source: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (sender, lines) = channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(source).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 impl EngineProcess {
     pub fn start(args: &[&str]) -> EngineProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oxello"))
+        EngineProcess::spawn(args, false)
+    }
+
+    /// Starts the engine with its log on stderr kept for [`EngineProcess::log_until`] (give
+    /// `--log-level` in `args`).
+    pub fn start_logged(args: &[&str]) -> EngineProcess {
+        EngineProcess::spawn(args, true)
+    }
+
+    fn spawn(args: &[&str], logged: bool) -> EngineProcess {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_oxello"));
+        command
             .args(args)
-            .env("RUST_LOG", "off")
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the oxello binary starts");
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+            .stdout(Stdio::piped());
+        if logged {
+            command.env_remove("RUST_LOG").stderr(Stdio::piped());
+        } else {
+            command.env("RUST_LOG", "off").stderr(Stdio::null());
+        }
+        let mut child = command.spawn().expect("the oxello binary starts");
+        let lines = line_channel(child.stdout.take().unwrap());
+        let log = child.stderr.take().map(line_channel);
         EngineProcess {
             stdin: child.stdin.take(),
             child,
             lines,
+            log,
         }
+    }
+
+    /// Log lines up to and including the first that satisfies `last`; panics after `timeout`.
+    pub fn log_until(&self, timeout: Duration, last: impl Fn(&str) -> bool) -> Vec<String> {
+        let log = self
+            .log
+            .as_ref()
+            .expect("the engine was started with its log kept");
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = log.recv_timeout(left).unwrap_or_else(|_| {
+                panic!("no expected log line within {timeout:?}; saw {seen:?}")
+            });
+            let done = last(&line);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// The log lines that have come so far.
+    pub fn log_so_far(&self) -> Vec<String> {
+        let log = self
+            .log
+            .as_ref()
+            .expect("the engine was started with its log kept");
+        log.try_iter().collect()
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {

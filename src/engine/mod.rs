@@ -1,6 +1,10 @@
 //! The engine core: one owner for the game, the options, the transposition table, the thread
 //! pool and the evaluator. Protocol front ends and tools drive it; it never touches stdin or
-//! stdout.
+//! stdout. It decides between book and search (`choose_move`) and what to ponder (`ponder`).
+
+mod ponder;
+
+pub use ponder::{PonderPlan, PonderStats};
 
 use crate::board::{IllegalMove, Move, Position};
 use crate::book::learn::{learn_game, learning_depth, ExitSearcher, Learned, LEARN_PLIES};
@@ -143,6 +147,11 @@ pub struct Engine {
     /// Draws of the book's random choices.
     book_draws: u64,
     book_seed: u64,
+    /// Whether the engine thinks on the opponent's time.
+    pondering: bool,
+    /// What it ponders after its last move, while the game stays on the plan's way.
+    ponder_plan: Option<PonderPlan>,
+    ponder_stats: PonderStats,
 }
 
 fn build_pool(threads: usize) -> Result<rayon::ThreadPool, EngineError> {
@@ -177,6 +186,9 @@ impl Engine {
             book_randomness: 0,
             book_draws: 0,
             book_seed: 0,
+            pondering: false,
+            ponder_plan: None,
+            ponder_stats: PonderStats::default(),
         })
     }
 
@@ -350,10 +362,142 @@ impl Engine {
         options: SearchOptions,
         on_progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> MoveChoice {
+        self.settle_ponder_plan();
         if let Some(book) = self.book_move() {
             return MoveChoice::Book(book);
         }
         MoveChoice::Search(self.search(limits, options, on_progress))
+    }
+
+    /// Turns pondering on or off (off drops any plan).
+    pub fn set_pondering(&mut self, on: bool) {
+        self.pondering = on;
+        if !on {
+            self.ponder_plan = None;
+        }
+    }
+
+    /// Whether the engine thinks on the opponent's time.
+    pub fn pondering(&self) -> bool {
+        self.pondering
+    }
+
+    /// How often the opponent played the reply the engine expected.
+    pub fn ponder_stats(&self) -> PonderStats {
+        self.ponder_stats
+    }
+
+    /// Plans what to ponder after `choice` was played in `chosen_at` (the front end calls it
+    /// once it has answered a move that counts). Nothing is planned when pondering is off,
+    /// when the engine's next position is in its book (every reply leads into the book when
+    /// no reply is expected), or when its next move is forced.
+    pub fn plan_ponder(&mut self, chosen_at: Position, choice: &MoveChoice) {
+        self.ponder_plan = None;
+        if !self.pondering {
+            return;
+        }
+        let Some(plan) = PonderPlan::new(chosen_at, choice) else {
+            return;
+        };
+        let in_book = |position: &Position| {
+            self.active_book()
+                .is_some_and(|book| !book.moves(&position.board).is_empty())
+        };
+        let booked = match plan.expected {
+            Some(_) => in_book(&plan.target),
+            None => {
+                let replies = plan.replies();
+                !replies.is_empty() && replies.iter().all(in_book)
+            }
+        };
+        if booked {
+            log::debug!("ponder: the next position is in the book; nothing to ponder");
+            return;
+        }
+        match plan.expected {
+            Some(reply) => {
+                self.ponder_stats.predictions += 1;
+                log::info!("ponder: expecting {}", crate::notation::format_move(reply));
+            }
+            None => log::info!("ponder: no reply expected; pondering the opponent's position"),
+        }
+        self.ponder_plan = Some(plan);
+    }
+
+    /// Whether there is something to ponder in the game as it stands.
+    pub fn wants_to_ponder(&mut self) -> bool {
+        self.settle_ponder_plan();
+        self.ponder_plan.is_some_and(|plan| !plan.finished)
+    }
+
+    /// Ponders: searches the plan's target with no limit until the stop flag is raised (the
+    /// controller raises it as soon as input arrives) or the search proves its score, which
+    /// ends the plan's pondering. Returns the search's result, `None` when there is nothing to
+    /// ponder. Nothing is printed: what the ponder learned stays in the table.
+    pub fn ponder(&mut self, options: SearchOptions) -> Option<SearchResult> {
+        if !self.wants_to_ponder() {
+            return None;
+        }
+        let plan = self.ponder_plan?;
+        let options = SearchOptions {
+            answer_forced_at_once: false,
+            multi_pv: 1,
+            ..options
+        };
+        let result = self.search_at(&plan.target, &Limits::default(), options, &mut |p| {
+            log::debug!(
+                "ponder: depth {}@{} score {:+} nodes {}",
+                p.depth,
+                p.selectivity,
+                p.score,
+                p.nodes
+            );
+        });
+        let stopped = self.stop_requested();
+        log::info!(
+            "ponder: {} searched to depth {} in {:.3} s ({} nodes){}",
+            plan.expected
+                .map_or("the opponent's position".to_string(), |reply| {
+                    format!("the expected reply {}", crate::notation::format_move(reply))
+                }),
+            result.depth,
+            result.elapsed.as_secs_f64(),
+            result.nodes,
+            if stopped { "" } else { ", proven: done" }
+        );
+        if !stopped {
+            if let Some(plan) = self.ponder_plan.as_mut() {
+                plan.finished = true;
+            }
+        }
+        Some(result)
+    }
+
+    /// Drops the ponder plan once the game has left its way, counting a prediction that came
+    /// true (the game reached the target with the engine to move) as a hit.
+    fn settle_ponder_plan(&mut self) {
+        let Some(plan) = self.ponder_plan else {
+            return;
+        };
+        let position = self.position();
+        if plan.expected.is_some() && position == plan.target {
+            self.ponder_stats.hits += 1;
+            log::info!(
+                "ponder hit: {} of {} predictions",
+                self.ponder_stats.hits,
+                self.ponder_stats.predictions
+            );
+            self.ponder_plan = None;
+        } else if !plan.covers(&position) {
+            if plan.expected.is_some() {
+                log::info!(
+                    "ponder miss: {} of {} predictions hit",
+                    self.ponder_stats.hits,
+                    self.ponder_stats.predictions
+                );
+            }
+            self.ponder_plan = None;
+        }
     }
 
     /// The book's move in the current position, if it is in the book.
