@@ -288,19 +288,6 @@ impl Engine {
         self.search_with_stop(position, limits, options, &self.stop, on_progress)
     }
 
-    /// Searches `position` to its limits or until `stop` is raised, whatever the engine's own
-    /// stop flag says (for jobs that lines of input must not interrupt, such as learning a
-    /// game into the book).
-    pub fn search_until(
-        &mut self,
-        position: &Position,
-        limits: &Limits,
-        options: SearchOptions,
-        stop: &AtomicBool,
-    ) -> SearchResult {
-        self.search_with_stop(position, limits, options, stop, &mut |_| {})
-    }
-
     fn search_with_stop(
         &self,
         position: &Position,
@@ -542,6 +529,8 @@ fn check_hash(mib: usize) -> Result<(), EngineError> {
     }
 }
 
+/// The engine's searches for the book: to the limits or until `stop` is raised, whatever the
+/// engine's own stop flag says (lines of input must not interrupt learning a game).
 impl ExitSearcher for Engine {
     fn search_until(
         &mut self,
@@ -550,6 +539,6 @@ impl ExitSearcher for Engine {
         options: SearchOptions,
         stop: &AtomicBool,
     ) -> SearchResult {
-        Engine::search_until(self, position, limits, options, stop)
+        self.search_with_stop(position, limits, options, stop, &mut |_| {})
     }
 }
