@@ -248,7 +248,7 @@ fn parallel_search_equals_serial() {
         .filter(|b| b.moves().count_ones() > 1 && b.empty_count() > 12)
     {
         let mut scores = Vec::new();
-        for threads in [1, 2, 4] {
+        for threads in [1, 2, 4, 8] {
             let mut engine = Engine::new(EngineOptions {
                 threads,
                 hash_mib: 16,
@@ -273,7 +273,7 @@ fn parallel_search_equals_serial() {
         }
         assert!(
             scores.iter().all(|&s| s == scores[0]),
-            "{board:?}: {scores:?} for 1, 2, 4 threads"
+            "{board:?}: {scores:?} for 1, 2, 4, 8 threads"
         );
     }
 }
@@ -481,4 +481,43 @@ fn a_search_stopped_before_its_first_iteration_scores_a_finished_game_exactly() 
     let result = engine.search_at(&board, &limits, options, &mut |_| {});
     assert_eq!((result.depth, result.best_move), (0, Some(c4 as u8)));
     assert_eq!(result.score, 64);
+}
+
+/// Midgame positions from the bench with a choice of moves, where every kind of split
+/// happens (a forced move is answered without a search).
+fn midgame_positions() -> Vec<oxello::Position> {
+    oxello::tools::bench::bench_positions()
+        .into_iter()
+        .filter(|p| p.board.moves().count_ones() > 1)
+        .collect()
+}
+
+#[test]
+fn a_stop_cuts_every_worker_of_16_threads_promptly() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 16,
+        hash_mib: 16,
+    })
+    .unwrap();
+    for position in midgame_positions().into_iter().take(3) {
+        engine.new_game(position);
+        let stop = engine.stop_flag();
+        stop.store(false, std::sync::atomic::Ordering::Relaxed);
+        let stopper = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                Instant::now()
+            })
+        };
+        let result = engine.search(&Limits::default(), SearchOptions::default(), &mut |_| {});
+        let returned = Instant::now();
+        let delay = returned.duration_since(stopper.join().unwrap());
+        assert!(
+            delay < Duration::from_millis(200),
+            "stopping took {delay:?}"
+        );
+        assert!(position.board.moves() >> result.best_move.unwrap() & 1 == 1);
+    }
 }

@@ -177,3 +177,37 @@ fn selfplay_resumes_its_file_and_refuses_another_runs() {
     assert_eq!(read("whole.txt"), whole);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn bench_scaling_reports_a_row_per_thread_count() {
+    let out = oxello_in(
+        &scratch_dir("bench-scaling"),
+        &[
+            "bench",
+            "--depth",
+            "5",
+            "--scaling",
+            "1,2,64",
+            "--rounds",
+            "1",
+        ],
+    );
+    let printed = text(&out.stdout);
+    let rows: Vec<Vec<&str>> = printed
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{printed}");
+    assert_eq!(
+        (rows[0][0], rows[0][4], rows[0][5]),
+        ("1", "1.00x", "1.00x"),
+        "{printed}"
+    );
+    let nodes: Vec<u64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!(nodes.iter().all(|n| *n > 0), "{printed}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (row, threads) in printed.lines().skip(1).zip([1, 2, 64]) {
+        assert_eq!(row.contains("oversubscribed"), threads > cores, "{printed}");
+    }
+}

@@ -1,6 +1,7 @@
 //! `oxello bench`: searches a fixed set of midgame positions to a fixed depth with a fresh
 //! table each, and reports the total nodes (a signature of the search's behaviour with one
-//! thread), the speed, and the effective branching factor per iteration.
+//! thread), the speed, and the effective branching factor per iteration; with `--scaling`,
+//! the time to depth and the nodes for each thread count, against the first.
 
 use crate::board::{Move, Position};
 use crate::engine::{Engine, EngineOptions};
@@ -124,8 +125,11 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 64)]
     hash: usize,
     /// Split only at the root (no young-brothers-wait at interior nodes).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "split_depth")]
     root_split_only: bool,
+    /// Split interior nodes with at least this many plies to go (default: the engine's).
+    #[arg(long)]
+    split_depth: Option<u32>,
     /// Do not search the table move first.
     #[arg(long)]
     no_table_move: bool,
@@ -139,6 +143,83 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = DEFAULT_SELECTIVITY,
           value_parser = clap::value_parser!(u8).range(0..=4))]
     selectivity: u8,
+    /// Thread counts to compare, e.g. 1,2,4,8: a row each with the time to depth, the nodes
+    /// and the speed, and the speedup and node overhead against the first count (replaces
+    /// the per-position rows).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=256))]
+    scaling: Vec<u64>,
+    /// With --scaling: runs of every thread count, taken in turn (1, 2, ..., 1, 2, ...), whose
+    /// medians are reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    rounds: u32,
+}
+
+/// One thread count's bench: the total time and nodes of the twelve searches.
+fn totals(lines: &[BenchLine]) -> (f64, u64) {
+    (
+        lines.iter().map(|l| l.elapsed.as_secs_f64()).sum(),
+        lines.iter().map(|l| l.nodes).sum(),
+    )
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// `oxello bench --scaling`: every thread count `rounds` times in turn, then a row each with
+/// the medians. Thread counts beyond the machine's cores still measure the node overhead, but
+/// their time says nothing: the row says so.
+fn run_scaling(
+    args: &BenchArgs,
+    search: SearchOptions,
+    evaluation: Evaluation,
+) -> anyhow::Result<()> {
+    let cores = crate::engine::all_cores();
+    let mut runs: Vec<Vec<(f64, u64)>> = vec![Vec::new(); args.scaling.len()];
+    for round in 0..args.rounds {
+        for (i, &threads) in args.scaling.iter().enumerate() {
+            let options = EngineOptions {
+                threads: threads as usize,
+                hash_mib: args.hash,
+            };
+            let lines = run_bench(options, evaluation.clone(), args.depth, search, |_, _| {})?;
+            let (seconds, nodes) = totals(&lines);
+            log::info!(
+                "round {} threads {threads}: {seconds:.3} s {nodes} nodes",
+                round + 1
+            );
+            runs[i].push((seconds, nodes));
+        }
+    }
+    println!(
+        "{:>7} {:>9} {:>13} {:>11} {:>8} {:>9}  medians of {} runs at depth {}",
+        "threads", "time", "nodes", "nps", "speedup", "nodes x", args.rounds, args.depth
+    );
+    let medians: Vec<(f64, f64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                median(r.iter().map(|x| x.0).collect()),
+                median(r.iter().map(|x| x.1 as f64).collect()),
+            )
+        })
+        .collect();
+    let (base_time, base_nodes) = medians[0];
+    for (&threads, &(seconds, nodes)) in args.scaling.iter().zip(&medians) {
+        let note = if threads as usize > cores {
+            format!("  oversubscribed ({cores} cores): time and speedup say nothing, nodes do")
+        } else {
+            String::new()
+        };
+        println!(
+            "{threads:>7} {seconds:>8.3}s {nodes:>13.0} {:>11.0} {:>7.2}x {:>8.2}x{note}",
+            nodes / seconds.max(1e-9),
+            base_time / seconds.max(1e-9),
+            nodes / base_nodes.max(1.0),
+        );
+    }
+    Ok(())
 }
 
 /// Runs `oxello bench` on `threads` threads: a row a position, the effective branching factor
@@ -154,13 +235,17 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
             interior_split_depth: if args.root_split_only {
                 None
             } else {
-                ParallelOptions::default().interior_split_depth
+                args.split_depth
+                    .or(ParallelOptions::default().interior_split_depth)
             },
             ..ParallelOptions::default()
         },
         selectivity: args.selectivity,
         ..SearchOptions::default()
     };
+    if !args.scaling.is_empty() {
+        return run_scaling(args, search, evaluation);
+    }
     let options = EngineOptions {
         threads,
         hash_mib: args.hash,
