@@ -4,7 +4,7 @@
 
 mod ponder;
 
-pub use ponder::{PonderPlan, PonderStats};
+use ponder::{PonderPlan, PonderStats};
 
 use crate::board::{IllegalMove, Move, Position};
 use crate::book::learn::{learn_game, learning_depth, ExitSearcher, Learned, LEARN_PLIES};
@@ -364,16 +364,6 @@ impl Engine {
         }
     }
 
-    /// Whether the engine thinks on the opponent's time.
-    pub fn pondering(&self) -> bool {
-        self.pondering
-    }
-
-    /// How often the opponent played the reply the engine expected.
-    pub fn ponder_stats(&self) -> PonderStats {
-        self.ponder_stats
-    }
-
     /// Plans what to ponder after `choice` was played in `chosen_at` (the front end calls it
     /// once it has answered a move that counts). Nothing is planned when pondering is off,
     /// when the engine's next position is in its book (every reply leads into the book when
@@ -419,13 +409,15 @@ impl Engine {
 
     /// Ponders: searches the plan's target with no limit until the stop flag is raised (the
     /// controller raises it as soon as input arrives) or the search proves its score, which
-    /// ends the plan's pondering. Returns the search's result, `None` when there is nothing to
-    /// ponder. Nothing is printed: what the ponder learned stays in the table.
-    pub fn ponder(&mut self, options: SearchOptions) -> Option<SearchResult> {
+    /// ends the plan's pondering. Does nothing when there is nothing to ponder. Nothing is
+    /// printed: what the ponder learned stays in the table.
+    pub fn ponder(&mut self, options: SearchOptions) {
         if !self.wants_to_ponder() {
-            return None;
+            return;
         }
-        let plan = self.ponder_plan?;
+        let Some(plan) = self.ponder_plan else {
+            return;
+        };
         let options = SearchOptions {
             answer_forced_at_once: false,
             multi_pv: 1,
@@ -457,7 +449,6 @@ impl Engine {
                 plan.finished = true;
             }
         }
-        Some(result)
     }
 
     /// Drops the ponder plan once the game has left its way, counting a prediction that came
