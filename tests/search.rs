@@ -355,6 +355,39 @@ fn a_time_per_move_is_used_up_to_its_hard_limit() {
 }
 
 #[test]
+fn a_search_ended_by_its_own_limit_leaves_the_next_one_free_to_search() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let limits = [
+        Limits {
+            move_time: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+        Limits {
+            nodes: Some(50_000),
+            ..Limits::default()
+        },
+    ];
+    for (i, position) in oxello::tools::bench::bench_positions()
+        .into_iter()
+        .take(4)
+        .enumerate()
+    {
+        engine.new_game(position);
+        let limits = limits[i % 2];
+        let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+        assert!(
+            result.depth >= 4 && result.nodes >= 1000 && !result.root_moves.is_empty(),
+            "search {i} under {limits:?}: {result:?}"
+        );
+        assert!(!engine.stop_requested(), "the caller's stop flag was raised");
+    }
+}
+
+#[test]
 fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
     let position = oxello::tools::bench::bench_positions()[3];
     let mut engine = Engine::new(EngineOptions {

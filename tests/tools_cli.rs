@@ -211,3 +211,25 @@ fn bench_scaling_reports_a_row_per_thread_count() {
         assert_eq!(row.contains("oversubscribed"), threads > cores, "{printed}");
     }
 }
+
+#[test]
+fn bench_at_a_move_time_reports_the_depth_of_every_position_and_their_median() {
+    let out = oxello_in(
+        &scratch_dir("bench-move-time"),
+        &["bench", "--move-time", "40", "--threads", "1"],
+    );
+    let printed = text(&out.stdout);
+    let depths: Vec<u32> = printed
+        .lines()
+        .skip(1)
+        .take(12)
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert!(depths.iter().all(|&d| d >= 4), "{printed}");
+    let mut sorted = depths.clone();
+    sorted.sort_unstable();
+    assert!(
+        printed.contains(&format!("median depth {} at 40 ms a move", sorted[6])),
+        "{printed}"
+    );
+}

@@ -174,10 +174,12 @@ impl Engine {
     ) -> Result<Engine, EngineError> {
         check_threads(options.threads)?;
         check_hash(options.hash_mib)?;
+        let mut tt = TranspositionTable::try_new(options.hash_mib)?;
+        tt.commit_memory();
         Ok(Engine {
             game: Game::new(Position::START),
             options,
-            tt: TranspositionTable::try_new(options.hash_mib)?,
+            tt,
             pool: build_pool(options.threads)?,
             evaluator,
             stop: Arc::new(AtomicBool::new(false)),
@@ -223,6 +225,7 @@ impl Engine {
         check_hash(mib)?;
         if mib != self.options.hash_mib {
             self.tt = TranspositionTable::try_new(mib)?;
+            self.tt.commit_memory();
             self.options.hash_mib = mib;
         }
         Ok(())

@@ -147,8 +147,11 @@ impl Default for SearchOptions {
 pub struct SearchContext<'a, N, E> {
     pub tt: &'a TranspositionTable,
     pub evaluator: &'a E,
-    /// Set by the caller (or by the clock) to end the search.
+    /// Set by the caller to end the search.
     pub stop: &'a AtomicBool,
+    /// Set by the search itself at its deadline or node limit: the caller's flag stays as the
+    /// caller left it, so the next search does not start stopped.
+    expired: AtomicBool,
     pub options: SearchOptions,
     start: Instant,
     pub(super) budget: TimeBudget,
@@ -183,6 +186,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             tt,
             evaluator,
             stop,
+            expired: AtomicBool::new(false),
             options,
             start,
             budget,
@@ -210,7 +214,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
 
     #[inline]
     pub(super) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.expired.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
     }
 
     /// The endgame solver's selectivity level now (0: full width, every bound proved).
@@ -317,7 +321,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             .hard_deadline
             .is_some_and(|deadline| Instant::now() >= deadline);
         if out_of_nodes || out_of_time {
-            self.ctx.stop.store(true, Ordering::Relaxed);
+            self.ctx.expired.store(true, Ordering::Relaxed);
         }
     }
 }

@@ -111,6 +111,25 @@ pub struct TableAllocationError {
     pub mib: usize,
 }
 
+/// The machine's memory in bytes, where the system tells it.
+fn physical_memory() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf only reads system settings.
+        let (pages, page_size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        (pages > 0 && page_size > 0).then(|| (pages as usize).saturating_mul(page_size as usize))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// A lock-free table of [`TtEntry`] keyed by 64-bit position hashes.
 pub struct TranspositionTable {
     buckets: ZeroedArray<Bucket>,
@@ -135,6 +154,22 @@ impl TranspositionTable {
             generation: AtomicU8::new(0),
             era: 0,
         })
+    }
+
+    /// Backs the whole table with memory now, by writing it: a fresh table's pages are mapped
+    /// on first touch, which costs a first search tens of milliseconds of page faults (and of
+    /// huge page compaction) that an engine should pay when it starts, not during a move. A
+    /// table larger than half the machine's memory is left to be mapped as it is used, so
+    /// that asking for too much slows the engine down rather than getting it killed.
+    pub fn commit_memory(&mut self) {
+        if physical_memory().is_some_and(|bytes| self.size_bytes() <= bytes / 2) {
+            self.buckets.zero();
+        } else {
+            log::warn!(
+                "a table of {} MiB is more than half this machine's memory: it is not committed up front",
+                self.size_bytes() >> 20
+            );
+        }
     }
 
     /// A small table for tools and tests, where failing to allocate it is a bug.

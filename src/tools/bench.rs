@@ -45,23 +45,21 @@ pub struct BenchLine {
     pub best_move: Option<u8>,
     pub nodes: u64,
     pub elapsed: Duration,
+    /// The deepest completed iteration.
+    pub depth: u32,
     /// Nodes of each completed iteration (cumulative at the end of iteration d, index d-1).
     pub nodes_per_iteration: Vec<u64>,
 }
 
-/// Searches every bench position to `depth` with a fresh engine of `options` and `search`.
+/// Searches every bench position under `limits` with a fresh engine of `options` and `search`.
 pub fn run_bench(
     options: EngineOptions,
     evaluation: Evaluation,
-    depth: u32,
+    limits: Limits,
     search: SearchOptions,
     mut on_line: impl FnMut(usize, &BenchLine),
 ) -> anyhow::Result<Vec<BenchLine>> {
     let mut engine = Engine::with_evaluation(options, evaluation)?;
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
     let mut lines = Vec::new();
     for (i, position) in bench_positions().into_iter().enumerate() {
         engine.new_game(position);
@@ -72,6 +70,7 @@ pub fn run_bench(
             best_move: result.best_move,
             nodes: result.nodes,
             elapsed: result.elapsed,
+            depth: result.depth,
             nodes_per_iteration: per_iteration,
         };
         on_line(i, &line);
@@ -121,6 +120,10 @@ pub struct BenchArgs {
     /// Search depth in plies.
     #[arg(long, default_value_t = 12)]
     depth: u32,
+    /// Search each position for this many milliseconds instead of to a depth, and report the
+    /// depth each one reached and their median (the depth a move at this time control gets).
+    #[arg(long, conflicts_with_all = ["depth", "scaling"], value_parser = clap::value_parser!(u64).range(1..))]
+    move_time: Option<u64>,
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     hash: usize,
@@ -154,6 +157,22 @@ pub struct BenchArgs {
     rounds: u32,
 }
 
+impl BenchArgs {
+    /// What each position is searched to: the depth, or the move time.
+    fn limits(&self) -> Limits {
+        match self.move_time {
+            Some(ms) => Limits {
+                move_time: Some(Duration::from_millis(ms)),
+                ..Limits::default()
+            },
+            None => Limits {
+                depth: Some(self.depth),
+                ..Limits::default()
+            },
+        }
+    }
+}
+
 /// One thread count's bench: the total time and nodes of the twelve searches.
 fn totals(lines: &[BenchLine]) -> (f64, u64) {
     (
@@ -183,7 +202,13 @@ fn run_scaling(
                 threads: threads as usize,
                 hash_mib: args.hash,
             };
-            let lines = run_bench(options, evaluation.clone(), args.depth, search, |_, _| {})?;
+            let lines = run_bench(
+                options,
+                evaluation.clone(),
+                args.limits(),
+                search,
+                |_, _| {},
+            )?;
             let (seconds, nodes) = totals(&lines);
             log::info!(
                 "round {} threads {threads}: {seconds:.3} s {nodes} nodes",
@@ -251,16 +276,17 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         hash_mib: args.hash,
     };
     println!(
-        "{:>3} {:>5} {:>4} {:>12} {:>9} {:>11}",
-        "#", "move", "eval", "nodes", "time", "nps"
+        "{:>3} {:>5} {:>4} {:>5} {:>12} {:>9} {:>11}",
+        "#", "move", "eval", "depth", "nodes", "time", "nps"
     );
-    let lines = run_bench(options, evaluation, args.depth, search, |i, line| {
+    let lines = run_bench(options, evaluation, args.limits(), search, |i, line| {
         let mv = line.best_move.map_or(Move::Pass, Move::Play);
         println!(
-            "{:>3} {:>5} {:>+4} {:>12} {:>8.3}s {:>11.0}",
+            "{:>3} {:>5} {:>+4} {:>5} {:>12} {:>8.3}s {:>11.0}",
             i + 1,
             format_move(mv),
             line.score,
+            line.depth,
             line.nodes,
             line.elapsed.as_secs_f64(),
             line.nodes as f64 / line.elapsed.as_secs_f64().max(1e-9)
@@ -274,6 +300,10 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         "effective branching factor per iteration: {}",
         ebf.join(" ")
     );
+    if let Some(ms) = args.move_time {
+        let depths = lines.iter().map(|l| f64::from(l.depth)).collect();
+        println!("median depth {} at {ms} ms a move", median(depths));
+    }
     let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
     let seconds: f64 = lines.iter().map(|l| l.elapsed.as_secs_f64()).sum();
     println!("time {seconds:.3} s");
