@@ -239,7 +239,13 @@ fn sprt_bounds_and_log_likelihood_ratio() {
         SprtVerdict::Continue
     );
     assert!(Sprt::parse("elo0=10 elo1=0 alpha=0.05 beta=0.05").is_err());
-    assert!(Sprt::parse("elo0=0 elo1=10").is_err());
+    assert!(Sprt::parse("elo0=0 alpha=0.05 beta=0.05").is_err());
+    assert!(Sprt::parse("elo0=0 elo1=10 alpha=0.6").is_err());
+    // The error rates default to 5%.
+    assert_eq!(
+        Sprt::parse("elo0=0 elo1=10").unwrap(),
+        Sprt::parse("elo1=10 elo0=0 alpha=0.05 beta=0.05").unwrap()
+    );
 }
 
 #[test]

@@ -297,7 +297,7 @@ pub fn masked_index(board: &Board, mask: u64) -> usize {
 
 /// The bits of `bits` under `mask`, packed from the lowest (BMI2 `pext` where the build has it).
 #[inline]
-fn extract(bits: u64, mask: u64) -> usize {
+pub(crate) fn extract(bits: u64, mask: u64) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
         // SAFETY: the build targets BMI2, so every CPU this binary runs on has it.

@@ -60,6 +60,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 return score;
             }
         }
+        if depth == 1 {
+            return self.frontier(node, moves, beta);
+        }
         let key = node.key();
         let mut table_move = NO_MOVE;
         if let Some(entry) = self.ctx.tt.probe(key) {
@@ -143,6 +146,36 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             best,
             best_move,
         );
+        best
+    }
+
+    /// A node one ply above the leaves, with its legal `moves`: the best evaluation of its
+    /// children, taken in square order up to the first that reaches `beta` (fail-soft). No table
+    /// and no ordering: here a table probe or an ordering hint costs about what the evaluations
+    /// it might save cost.
+    #[inline]
+    fn frontier(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
+        let mut best = -INFINITY;
+        for class in [
+            0x8100_0000_0000_0081u64,
+            0x3C3C_FFFF_FFFF_3C3C & !0x0000_0018_1800_0000,
+            0x0000_0018_1800_0000,
+            0x42C3_0000_0000_C342,
+        ] {
+            let mut rest = moves & class;
+            while rest != 0 {
+                let mv = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                self.count_node();
+                let score = -self.leaf(&node.play(mv));
+                if score > best {
+                    best = score;
+                    if score >= beta {
+                        return best;
+                    }
+                }
+            }
+        }
         best
     }
 

@@ -99,8 +99,12 @@ pub enum SprtVerdict {
     Continue,
 }
 
+/// The SPRT's error rates when none are given.
+const DEFAULT_ERROR_RATE: f64 = 0.05;
+
 impl Sprt {
-    /// Parses `elo0=0 elo1=10 alpha=0.05 beta=0.05` (any order, all four needed).
+    /// Parses `elo0=0 elo1=10 alpha=0.05 beta=0.05` (any order; alpha and beta default to
+    /// 0.05, the usual error rates).
     pub fn parse(text: &str) -> Result<Sprt, String> {
         let mut values = [None; 4];
         for pair in text
@@ -122,9 +126,13 @@ impl Sprt {
             };
             values[slot] = Some(value);
         }
-        let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = values else {
-            return Err("SPRT needs elo0, elo1, alpha and beta".to_string());
+        let [Some(elo0), Some(elo1), alpha, beta] = values else {
+            return Err("SPRT needs elo0 and elo1".to_string());
         };
+        let (alpha, beta) = (
+            alpha.unwrap_or(DEFAULT_ERROR_RATE),
+            beta.unwrap_or(DEFAULT_ERROR_RATE),
+        );
         if elo1 <= elo0
             || !(0.0..0.5).contains(&alpha)
             || !(0.0..0.5).contains(&beta)
