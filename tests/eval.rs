@@ -7,7 +7,7 @@ mod common;
 use common::{playout, pseudo_random_bytes};
 use oxello::board::{Board, Symmetry};
 use oxello::eval::patterns::{
-    feature_offsets, for_each_slot, instance_index, phase_empties, tables, PATTERN_TYPES,
+    feature_offsets, for_each_slot, instance_index, phase_empties, phase_of, tables, PATTERN_TYPES,
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::tools::dataset::label_floor;
@@ -71,6 +71,21 @@ proptest! {
         visited.sort_unstable();
         expected.sort_unstable();
         prop_assert_eq!(visited, expected);
+    }
+
+    /// The search's evaluation (instances read through per-instance tables into per-type
+    /// weights) is the sum training fits: the weights of the slots the instances visit.
+    #[test]
+    fn the_evaluation_sums_the_weights_of_its_slots(board in random_board(), seed in any::<u64>()) {
+        let mut weights = Weights::zero();
+        for (i, w) in weights.values.iter_mut().enumerate() {
+            *w = (pseudo_random_bytes(seed ^ i as u64, 2).iter().fold(0i32, |a, &b| a * 256 + i32::from(b)) % 4001 - 2000) as i16;
+        }
+        let phase = weights.phase(phase_of(board.empty_count())).to_vec();
+        let evaluator = PatternEvaluator::new(weights);
+        let mut sum = 0i32;
+        for_each_slot(&board, |slot| sum += i32::from(phase[slot]));
+        prop_assert_eq!(evaluator.raw(&board), sum);
     }
 
     #[test]

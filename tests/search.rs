@@ -383,7 +383,10 @@ fn a_search_ended_by_its_own_limit_leaves_the_next_one_free_to_search() {
             result.depth >= 4 && result.nodes >= 1000 && !result.root_moves.is_empty(),
             "search {i} under {limits:?}: {result:?}"
         );
-        assert!(!engine.stop_requested(), "the caller's stop flag was raised");
+        assert!(
+            !engine.stop_requested(),
+            "the caller's stop flag was raised"
+        );
     }
 }
 

@@ -140,14 +140,6 @@ impl PatternTables {
             None => self.feature_base(),
         }
     }
-
-    /// Per instance: its squares as a mask, and the slot of each of its indices as
-    /// [`masked_index`] computes them.
-    pub fn instance_slots(&self) -> impl Iterator<Item = (u64, &[u32])> {
-        self.masked
-            .iter()
-            .map(|(mask, slots)| (*mask, slots.as_slice()))
-    }
 }
 
 /// The pattern tables, built on first use.
@@ -288,7 +280,7 @@ pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
 }
 
 /// The index of the instance whose squares are `mask` on `board`, its squares read in
-/// ascending order (the order of [`PatternTables::instance_slots`]).
+/// ascending order (the order of the slot maps that [`for_each_slot`] reads).
 #[inline]
 pub fn masked_index(board: &Board, mask: u64) -> usize {
     usize::from(BASE3[extract(board.player, mask)])

@@ -29,6 +29,10 @@ pub trait SearchNode: Copy + Send + Sync {
     /// Moves left until the game is surely over (Othello: empty squares); a search at least
     /// this deep is exact.
     fn moves_left(&self) -> u32;
+    /// Sets of moves, together all of them, in the order a node one ply above the leaves tries
+    /// them: a static order, likelier moves first, where a node any deeper orders by hints.
+    const FRONTIER_ORDER: &'static [u64] = &[u64::MAX];
+
     /// A cheap guess of how good `mv` (leading to `child`) is, for move ordering: higher is
     /// searched first.
     fn ordering_hint(&self, mv: usize, child: &Self) -> i32;

@@ -17,6 +17,10 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
+/// The shallowest depth at which a null-window node looks its children up in the table
+/// before searching them.
+const ETC_MIN_DEPTH: u32 = 4;
+
 impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     /// Fixed-depth alpha-beta (PVS) of `node` with window (`alpha`, `beta`): the recursion the
     /// engine uses, without iterative deepening. Returns a fail-soft score.
@@ -86,6 +90,11 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
 
         let ordering = self.ctx.options.ordering;
         let mut list = MoveList::new(node, moves, table_move, &ordering);
+        if !pv && depth >= ETC_MIN_DEPTH {
+            if let Some(score) = self.transposition_cut(&list, depth, beta) {
+                return score;
+            }
+        }
         // The ordering searches wait until the table move, if any, has failed to cut.
         let mut shallow = if list.len() > 1 {
             ordering.shallow_depth(depth)
@@ -150,18 +159,13 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     }
 
     /// A node one ply above the leaves, with its legal `moves`: the best evaluation of its
-    /// children, taken in square order up to the first that reaches `beta` (fail-soft). No table
-    /// and no ordering: here a table probe or an ordering hint costs about what the evaluations
-    /// it might save cost.
+    /// children, taken class by class of [`SearchNode::FRONTIER_ORDER`] up to the first that
+    /// reaches `beta` (fail-soft). No table and no ordering by hints: here a table probe or a
+    /// hint costs about what the evaluations it might save cost.
     #[inline]
     fn frontier(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
         let mut best = -INFINITY;
-        for class in [
-            0x8100_0000_0000_0081u64,
-            0x3C3C_FFFF_FFFF_3C3C & !0x0000_0018_1800_0000,
-            0x0000_0018_1800_0000,
-            0x42C3_0000_0000_C342,
-        ] {
+        for &class in N::FRONTIER_ORDER {
             let mut rest = moves & class;
             while rest != 0 {
                 let mv = rest.trailing_zeros() as usize;
@@ -177,6 +181,17 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             }
         }
         best
+    }
+
+    /// Enhanced transposition cutoff: a child the table already proves at least `beta` for the
+    /// side to move here ends the node before any search.
+    fn transposition_cut(&self, list: &MoveList<N>, depth: u32, beta: i32) -> Option<i32> {
+        let selectivity = self.ctx.probe_selectivity();
+        list.remaining().iter().find_map(|candidate| {
+            let entry = self.ctx.tt.probe(candidate.child.key())?;
+            let score = -i32::from(entry.upper);
+            (entry.covers(depth - 1, selectivity) && score >= beta).then_some(score)
+        })
     }
 
     /// Multi-ProbCut at a null-window node of `depth`: the shallow search's verdict on the

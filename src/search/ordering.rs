@@ -57,6 +57,11 @@ impl<N: SearchNode> MoveList<N> {
         self.candidates.len()
     }
 
+    /// The moves not taken yet, in no particular order.
+    pub fn remaining(&self) -> &[Candidate<N>] {
+        &self.candidates[self.taken..]
+    }
+
     /// Whether the table move is among the moves not taken yet.
     pub fn holds_table_move(&self) -> bool {
         self.candidates[self.taken..]

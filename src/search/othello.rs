@@ -18,7 +18,15 @@ const SQUARE_PRIORITY: [i8; 64] = [
     9, 1, 6, 5, 5, 6, 1, 9, //
 ];
 
+/// The corners.
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+/// The squares next to a corner: X-squares (diagonally) and C-squares (on the edges).
+const BESIDE_CORNERS: u64 = 0x42C3_0000_0000_C342;
+
 impl SearchNode for Board {
+    /// Corners first, the squares beside them last.
+    const FRONTIER_ORDER: &'static [u64] = &[CORNERS, !(CORNERS | BESIDE_CORNERS), BESIDE_CORNERS];
+
     #[inline]
     fn moves(&self) -> u64 {
         Board::moves(self)
