@@ -238,6 +238,15 @@ fn sprt_bounds_and_log_likelihood_ratio() {
         }),
         SprtVerdict::Continue
     );
+    // A first drawn game, or a few games all won, decide nothing.
+    for (wins, draws) in [(0, 1), (0, 3), (3, 0)] {
+        let few = Outcomes {
+            wins,
+            draws,
+            losses: 0,
+        };
+        assert_eq!(sprt.verdict(&few), SprtVerdict::Continue, "{few:?}");
+    }
     assert!(Sprt::parse("elo0=10 elo1=0 alpha=0.05 beta=0.05").is_err());
     assert!(Sprt::parse("elo0=0 alpha=0.05 beta=0.05").is_err());
     assert!(Sprt::parse("elo0=0 elo1=10 alpha=0.6").is_err());

@@ -157,15 +157,17 @@ impl Sprt {
         )
     }
 
-    /// The log-likelihood ratio of the outcomes (normal approximation of the trinomial). While
-    /// every game has had the same result the variance is zero; one draw is then added.
+    /// The log-likelihood ratio of the outcomes (normal approximation of the trinomial). Until
+    /// each engine has won a game, one win and one loss are added: the variance of so few
+    /// scores says nothing (a single draw has none at all, which would end the test at once).
     pub fn llr(&self, outcomes: &Outcomes) -> f64 {
         if outcomes.games() == 0 {
             return 0.0;
         }
         let mut outcomes = *outcomes;
-        if outcomes.variance() <= 0.0 {
-            outcomes.draws += 1;
+        if outcomes.wins == 0 || outcomes.losses == 0 {
+            outcomes.wins += 1;
+            outcomes.losses += 1;
         }
         let variance = outcomes.variance();
         let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
