@@ -85,17 +85,17 @@ fn hint_streams_the_best_moves_with_depths() {
     // White has three replies to f5: d6, f4, f6. Every iteration names all of them; from 3
     // plies on the depth carries the default selectivity's confidence.
     let lines = e.until(LONG, |l| {
-        l.starts_with("search ") && l.ends_with(" 0 6@95%")
+        l.starts_with("search ") && l.ends_with(" 0 6@73%")
     });
     let mut moves_at_6: Vec<String> = lines
         .iter()
-        .filter(|l| l.ends_with(" 0 6@95%"))
+        .filter(|l| l.ends_with(" 0 6@73%"))
         .map(|l| l[7..9].to_string())
         .collect();
     while moves_at_6.len() < 3 {
         let line = e.line(LONG).expect("more search lines");
         assert!(
-            line.starts_with("search ") && line.ends_with(" 0 6@95%"),
+            line.starts_with("search ") && line.ends_with(" 0 6@73%"),
             "{line}"
         );
         moves_at_6.push(line[7..9].to_string());
@@ -108,7 +108,7 @@ fn hint_streams_the_best_moves_with_depths() {
         assert!(fields[2].parse::<f64>().is_ok(), "{line}");
         assert_eq!(fields[3], "0");
         let depth: u32 = fields[4].split('@').next().unwrap().parse().unwrap();
-        let selective = if depth >= 3 { "@95%" } else { "" };
+        let selective = if depth >= 3 { "@73%" } else { "" };
         assert_eq!(fields[4], format!("{depth}{selective}"), "{line}");
     }
     assert!(sync(&mut e, 3).is_empty());

@@ -407,10 +407,6 @@ fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
         };
         let mut ends = Vec::new();
         engine.new_game(position);
-        // A node limit leaves the stop flag set; whoever starts a search clears it.
-        engine
-            .stop_flag()
-            .store(false, std::sync::atomic::Ordering::Relaxed);
         let full = Limits {
             depth: Some(9),
             ..Limits::default()
@@ -420,9 +416,6 @@ fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
         let mut partial = 0;
         for tenth in 1..10 {
             engine.new_game(position);
-            engine
-                .stop_flag()
-                .store(false, std::sync::atomic::Ordering::Relaxed);
             let limits = Limits {
                 nodes: Some(eighth + (ninth - eighth) * tenth / 10),
                 ..Limits::default()

@@ -106,13 +106,16 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
         let mut first = true;
+        let mut searched = 0;
         loop {
             if !(first && list.holds_table_move()) {
                 if let Some(shallow) = shallow.take() {
                     list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
                 }
             }
-            if !first && self.ctx.splits_at(depth, node.moves_left()) {
+            if searched >= self.ctx.options.parallel.elders
+                && self.ctx.splits_at(depth, node.moves_left())
+            {
                 let rest = list.remaining_sorted();
                 if !rest.is_empty() {
                     let (score, mv) = search_siblings(self.ctx, rest, alpha, beta, depth, pv);
@@ -132,6 +135,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
             first = false;
+            searched += 1;
             if score > best {
                 best = score;
                 best_move = candidate.mv;

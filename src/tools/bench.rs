@@ -133,6 +133,9 @@ pub struct BenchArgs {
     /// Split interior nodes with at least this many plies to go (default: the engine's).
     #[arg(long)]
     split_depth: Option<u32>,
+    /// Moves an interior node searches alone before it splits (default: the engine's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    elders: Option<u32>,
     /// Do not search the table move first.
     #[arg(long)]
     no_table_move: bool,
@@ -263,6 +266,7 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
                 args.split_depth
                     .or(ParallelOptions::default().interior_split_depth)
             },
+            elders: args.elders.unwrap_or(ParallelOptions::default().elders),
             ..ParallelOptions::default()
         },
         selectivity: args.selectivity,
