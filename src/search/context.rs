@@ -140,6 +140,11 @@ pub struct SearchOptions {
 /// see docs/experiments.md).
 pub const DEFAULT_SELECTIVITY: u8 = 4;
 
+/// The midgame selectivity of the searches that make data to keep (labels, selfplay games, book
+/// values): about 95% confidence, where a result's accuracy counts for more than its time, and
+/// the level the shipped labels and book were made at.
+pub const DATA_SELECTIVITY: u8 = 2;
+
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {

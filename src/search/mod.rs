@@ -25,7 +25,7 @@ mod zeroed_memory;
 
 pub use context::{
     OrderingOptions, ParallelOptions, SearchContext, SearchNode, SearchOptions, Searcher,
-    DEFAULT_SELECTIVITY,
+    DATA_SELECTIVITY, DEFAULT_SELECTIVITY,
 };
 pub use midgame::search;
 pub use time::{GameClock, IterationReport, TimeBudget};

@@ -8,7 +8,8 @@ use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
 use crate::search::{
-    Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, INFINITY,
+    Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, DATA_SELECTIVITY,
+    INFINITY,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -243,6 +244,7 @@ impl ExactSolver {
                 enabled: false,
                 ..ParallelOptions::default()
             },
+            selectivity: DATA_SELECTIVITY,
             ..SearchOptions::default()
         };
         let ctx = SearchContext::new(

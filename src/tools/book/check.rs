@@ -37,7 +37,7 @@ pub struct CheckArgs {
     seed: u64,
     /// Multi-ProbCut level of the deeper searches, as the engine's `--selectivity` (0: full
     /// width, a truer judge but many times slower).
-    #[arg(long, default_value_t = crate::search::DEFAULT_SELECTIVITY,
+    #[arg(long, default_value_t = crate::search::DATA_SELECTIVITY,
           value_parser = clap::value_parser!(u8).range(0..=4))]
     selectivity: u8,
 }
