@@ -136,8 +136,7 @@ pub struct SearchOptions {
 }
 
 /// The midgame selectivity of a normal search: cuts at about 73% confidence, where a move's
-/// time buys the most strength (at 100 ms a move, +62 Elo over 95% with the faster frontier;
-/// see docs/experiments.md).
+/// time buys the most strength (see docs/experiments.md).
 pub const DEFAULT_SELECTIVITY: u8 = 4;
 
 /// The midgame selectivity of the searches that make data to keep (labels, selfplay games, book
