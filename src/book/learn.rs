@@ -4,7 +4,7 @@
 
 use super::{is_book_position, Book, BookEntry, NO_MOVE};
 use crate::board::{Board, Color, Position};
-use crate::search::{level_depth, Limits, Proof, SearchOptions, SearchResult, DATA_SELECTIVITY};
+use crate::search::{level_depth, Limits, Proof, SearchOptions, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A learned game's positions join the book up to this many moves from the start.
@@ -60,8 +60,7 @@ pub fn search_exit(
     let options = SearchOptions {
         root_moves: exits,
         answer_forced_at_once: false,
-        selectivity: DATA_SELECTIVITY,
-        ..SearchOptions::default()
+        ..SearchOptions::for_data()
     };
     let result = engine.search_until(&position, limits, options, stop);
     let score = result.score.clamp(-64, 64) as i8;

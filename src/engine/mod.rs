@@ -174,12 +174,10 @@ impl Engine {
     ) -> Result<Engine, EngineError> {
         check_threads(options.threads)?;
         check_hash(options.hash_mib)?;
-        let mut tt = TranspositionTable::try_new(options.hash_mib)?;
-        tt.commit_memory();
         Ok(Engine {
             game: Game::new(Position::START),
             options,
-            tt,
+            tt: committed_table(options.hash_mib)?,
             pool: build_pool(options.threads)?,
             evaluator,
             stop: Arc::new(AtomicBool::new(false)),
@@ -224,8 +222,7 @@ impl Engine {
     pub fn set_hash_mib(&mut self, mib: usize) -> Result<(), EngineError> {
         check_hash(mib)?;
         if mib != self.options.hash_mib {
-            self.tt = TranspositionTable::try_new(mib)?;
-            self.tt.commit_memory();
+            self.tt = committed_table(mib)?;
             self.options.hash_mib = mib;
         }
         Ok(())
@@ -505,6 +502,13 @@ impl Engine {
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// A table of `mib` MiB whose memory is mapped now, so that the first search does not pay for it.
+fn committed_table(mib: usize) -> Result<TranspositionTable, EngineError> {
+    let mut tt = TranspositionTable::try_new(mib)?;
+    tt.commit_memory();
+    Ok(tt)
 }
 
 fn check_threads(threads: usize) -> Result<(), EngineError> {

@@ -73,7 +73,7 @@ impl PatternEvaluator {
         let mut instances = Vec::new();
         let mut ternary = Vec::new();
         for instance in &tables.instances {
-            let mask = instance.squares.iter().fold(0u64, |acc, &sq| acc | 1 << sq);
+            let mask = instance.mask();
             instances.push(PlacedInstance {
                 mask,
                 ternary_start: ternary.len(),

@@ -89,6 +89,13 @@ pub struct Instance {
     pub squares: Vec<u8>,
 }
 
+impl Instance {
+    /// Its squares as a bit set.
+    pub fn mask(&self) -> u64 {
+        set_of(&self.squares)
+    }
+}
+
 /// All instances and the index-to-slot maps of every type.
 #[derive(Debug)]
 pub struct PatternTables {
@@ -226,7 +233,7 @@ fn build_tables() -> PatternTables {
                     slot_of_index[instance.kind][in_order]
                 })
                 .collect();
-            (set_of(&instance.squares), slots)
+            (instance.mask(), slots)
         })
         .collect();
     PatternTables {

@@ -144,6 +144,17 @@ pub const DEFAULT_SELECTIVITY: u8 = 4;
 /// the level the shipped labels and book were made at.
 pub const DATA_SELECTIVITY: u8 = 2;
 
+impl SearchOptions {
+    /// The options of a search that makes data to keep: the defaults at
+    /// [`DATA_SELECTIVITY`].
+    pub fn for_data() -> SearchOptions {
+        SearchOptions {
+            selectivity: DATA_SELECTIVITY,
+            ..SearchOptions::default()
+        }
+    }
+}
+
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {

@@ -105,10 +105,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let alpha_at_entry = alpha;
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
-        let mut first = true;
         let mut searched = 0;
         loop {
-            if !(first && list.holds_table_move()) {
+            if !(searched == 0 && list.holds_table_move()) {
                 if let Some(shallow) = shallow.take() {
                     list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
                 }
@@ -129,12 +128,11 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             let Some(candidate) = list.next_best() else {
                 break;
             };
-            let score = if first {
+            let score = if searched == 0 {
                 -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
             } else {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
-            first = false;
             searched += 1;
             if score > best {
                 best = score;

@@ -8,8 +8,7 @@ use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
 use crate::search::{
-    Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, DATA_SELECTIVITY,
-    INFINITY,
+    Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, INFINITY,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -244,8 +243,7 @@ impl ExactSolver {
                 enabled: false,
                 ..ParallelOptions::default()
             },
-            selectivity: DATA_SELECTIVITY,
-            ..SearchOptions::default()
+            ..SearchOptions::for_data()
         };
         let ctx = SearchContext::new(
             &self.tt,

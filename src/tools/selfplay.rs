@@ -15,7 +15,7 @@ use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::format_transcript;
 use crate::random::seeded_hash;
-use crate::search::{Limits, SearchOptions, DATA_SELECTIVITY};
+use crate::search::{Limits, SearchOptions};
 use std::io::Write;
 use std::path::Path;
 
@@ -85,11 +85,7 @@ pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Ve
                 depth: (empties > config.exact_empties).then_some(config.depth),
                 ..Limits::default()
             };
-            let options = SearchOptions {
-                selectivity: DATA_SELECTIVITY,
-                ..SearchOptions::default()
-            };
-            let result = engine.search(&limits, options, &mut |_| {});
+            let result = engine.search(&limits, SearchOptions::for_data(), &mut |_| {});
             result.best_move.map_or(Move::Pass, Move::Play)
         };
         engine.play(mv).expect("moves are legal");

@@ -18,7 +18,7 @@ use crate::engine::{all_cores, Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::random::seeded_hash;
 use crate::search::level_depth;
-use crate::search::{Limits, Proof, SearchOptions, DATA_SELECTIVITY};
+use crate::search::{Limits, Proof, SearchOptions};
 use format::{Label, LabelsFile, LabelsHeader, LabelsWriter};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -173,8 +173,7 @@ fn label_game(
                 };
                 let options = SearchOptions {
                     answer_forced_at_once: false,
-                    selectivity: DATA_SELECTIVITY,
-                    ..SearchOptions::default()
+                    ..SearchOptions::for_data()
                 };
                 let result = engine.search_at(position, &limits, options, &mut |_| {});
                 let depth = if result.proof == Proof::Exact {
