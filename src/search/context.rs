@@ -4,6 +4,7 @@
 //! is built on these: `midgame` (the alpha-beta and its iterations), then `endgame` (Othello's
 //! exact solver), then `othello` (the board as a node).
 
+use super::parallel::Abort;
 use super::probcut::{ProbCutTable, PROBABLE_CUT_MIN_EMPTIES};
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
@@ -303,9 +304,11 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     }
 }
 
-/// One thread's part of a search: the shared context and the nodes it has not reported yet.
+/// One thread's part of a search: the shared context, the splits it searches below, and the
+/// nodes it has not reported yet.
 pub struct Searcher<'c, 'a, N, E> {
     pub(super) ctx: &'c SearchContext<'a, N, E>,
+    pub(super) abort: Option<&'c Abort<'c>>,
     pub(super) pending_nodes: u64,
 }
 
@@ -319,10 +322,23 @@ impl<N, E> Drop for Searcher<'_, '_, N, E> {
 
 impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     pub(super) fn new(ctx: &'c SearchContext<'a, N, E>) -> Self {
+        Self::below(ctx, None)
+    }
+
+    /// A searcher working below the split `abort`: a fail high there or above ends its work.
+    pub(super) fn below(ctx: &'c SearchContext<'a, N, E>, abort: Option<&'c Abort<'c>>) -> Self {
         Searcher {
             ctx,
+            abort,
             pending_nodes: 0,
         }
+    }
+
+    /// Whether this thread's search is over: the whole search stopped, or a split above it
+    /// failed high.
+    #[inline]
+    pub(super) fn stopped(&self) -> bool {
+        self.ctx.stopped() || self.abort.is_some_and(|a| a.raised())
     }
 
     #[inline]

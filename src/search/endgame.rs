@@ -22,7 +22,7 @@
 
 use super::context::Searcher;
 use super::endgame_cache;
-use super::parallel::{in_order, SharedBest};
+use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
 use super::INFINITY;
@@ -31,7 +31,6 @@ use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use std::cmp::Reverse;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// From this many empties the solver uses the transposition table.
 pub const TABLE_MIN_EMPTIES: u32 = 11;
@@ -154,30 +153,9 @@ fn solve_last_square(board: &Board, square: usize) -> i32 {
     }
 }
 
-/// Splits chained from the root down to the current node: a fail high at any of them makes
-/// the searches below it pointless.
-pub(super) struct Abort<'p> {
-    flag: AtomicBool,
-    parent: Option<&'p Abort<'p>>,
-}
-
-impl Abort<'_> {
-    fn raised(&self) -> bool {
-        let mut at = Some(self);
-        while let Some(split) = at {
-            if split.flag.load(Ordering::Relaxed) {
-                return true;
-            }
-            at = split.parent;
-        }
-        false
-    }
-}
-
-/// A null-window endgame search of one thread, below the splits in `abort`.
-struct Solver<'s, 'c, 'a, E> {
+/// A null-window endgame search of one thread, below the splits of its searcher.
+struct Solver<'c, 'a, E> {
     searcher: Searcher<'c, 'a, Board, E>,
-    abort: Option<&'s Abort<'s>>,
 }
 
 /// The exact score of `board` against the null window (`alpha`, `alpha + 1`), fail-soft.
@@ -187,16 +165,15 @@ pub(super) fn null_window_solve<E: Evaluator<Board>>(
     alpha: i32,
 ) -> i32 {
     let mut solver = Solver {
-        searcher: Searcher::new(searcher.ctx),
-        abort: None,
+        searcher: Searcher::below(searcher.ctx, searcher.abort),
     };
     solver.solve(board, alpha, board.empty_count())
 }
 
-impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
+impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     #[inline]
     fn aborted(&self) -> bool {
-        self.searcher.ctx.stopped() || self.abort.is_some_and(|a| a.raised())
+        self.searcher.stopped()
     }
 
     /// Dispatches by the number of empties.
@@ -584,17 +561,13 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
     /// first); the first fail high aborts the others, down to the bottom of their subtrees.
     fn split(&mut self, rest: &mut MoveEntries, alpha: i32, empties: u32) -> (i32, u8) {
         rest.sort_by_key(|e| Reverse(e.key));
-        let abort = Abort {
-            flag: AtomicBool::new(false),
-            parent: self.abort,
-        };
+        let abort = Abort::new(self.searcher.abort);
         let best = SharedBest::new(-INFINITY, NO_MOVE);
         let ctx = self.searcher.ctx;
         in_order(
             rest,
             || Solver {
-                searcher: Searcher::new(ctx),
-                abort: Some(&abort),
+                searcher: Searcher::below(ctx, Some(&abort)),
             },
             |solver, entry| {
                 if solver.aborted() {
@@ -606,7 +579,7 @@ impl<'s, 'c, 'a, E: Evaluator<Board>> Solver<'s, 'c, 'a, E> {
                 }
                 best.offer(score, entry.square);
                 if score > alpha {
-                    abort.flag.store(true, Ordering::Relaxed);
+                    abort.raise();
                     return ControlFlow::Break(());
                 }
                 ControlFlow::Continue(())
@@ -693,6 +666,7 @@ mod tests {
     use crate::notation::parse_square;
     use crate::search::tt::TranspositionTable;
     use crate::search::{Limits, SearchContext, SearchOptions};
+    use std::sync::atomic::AtomicBool;
 
     /// The position after playing the lowest legal square (or passing) until `empties` remain.
     fn lowest_square_game(empties: u32) -> Board {

@@ -6,7 +6,7 @@
 
 use super::context::{SearchContext, SearchNode, Searcher};
 use super::ordering::{Candidate, MoveList};
-use super::parallel::{in_order, SharedBest};
+use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
 use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
@@ -44,7 +44,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// searched with an open window; the others get null windows.
     pub(super) fn pvs(&mut self, node: &N, mut alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
         self.count_node();
-        if self.ctx.stopped() {
+        if self.stopped() {
             return 0;
         }
         if depth == 0 {
@@ -117,7 +117,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             {
                 let rest = list.remaining_sorted();
                 if !rest.is_empty() {
-                    let (score, mv) = search_siblings(self.ctx, rest, alpha, beta, depth, pv);
+                    let (score, mv) = search_siblings(self, rest, alpha, beta, depth, pv);
                     if score > best {
                         best = score;
                         best_move = mv;
@@ -145,7 +145,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 }
             }
         }
-        if self.ctx.stopped() {
+        if self.stopped() {
             return 0;
         }
         self.ctx.tt.store(
@@ -265,34 +265,38 @@ pub(super) fn bound_of(score: i32, alpha: i32, beta: i32) -> Bound {
 
 /// Searches `siblings` of a node of `depth` in parallel (young brothers wait) after its first
 /// move raised the bound to `alpha`, the workers sharing the bound through an atomic; a fail
-/// high ends the split, and a move that beats the bound on a principal variation node is
-/// re-searched with the open window. Returns the best score and move among them (fail-soft).
+/// high ends the split and cuts the other workers short, and a move that beats the bound on a
+/// principal variation node is re-searched with the open window. Returns the best score and
+/// move among them (fail-soft).
 fn search_siblings<N: SearchNode, E: Evaluator<N>>(
-    ctx: &SearchContext<'_, N, E>,
+    owner: &Searcher<'_, '_, N, E>,
     siblings: &[Candidate<N>],
     alpha: i32,
     beta: i32,
     depth: u32,
     pv: bool,
 ) -> (i32, u8) {
+    let ctx = owner.ctx;
+    let abort = Abort::new(owner.abort);
     let shared_alpha = AtomicI32::new(alpha);
     let best = SharedBest::new(-INFINITY, siblings[0].mv);
     in_order(
         siblings,
-        || Searcher::new(ctx),
+        || Searcher::below(ctx, Some(&abort)),
         |searcher, candidate| {
             let floor = shared_alpha.load(Ordering::Relaxed);
-            if floor >= beta || ctx.stopped() {
+            if floor >= beta || searcher.stopped() {
                 return ControlFlow::Break(());
             }
             let score =
                 searcher.null_window_then_open(&candidate.child, floor, beta, depth - 1, pv);
-            if ctx.stopped() {
+            if searcher.stopped() {
                 return ControlFlow::Break(());
             }
             best.offer(score, candidate.mv);
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
+                abort.raise();
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -303,7 +307,8 @@ fn search_siblings<N: SearchNode, E: Evaluator<N>>(
 }
 
 /// Searches the root moves after the first in parallel against the bound `alpha` set by the
-/// first; fills in each move's score and bound and returns the best score among them.
+/// first; fills in each move's score and bound and returns the best score among them. A fail
+/// high cuts the other workers short.
 fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
     ctx: &SearchContext<'_, N, E>,
     roots: &mut [RootState<N>],
@@ -311,6 +316,7 @@ fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
     beta: i32,
     depth: u32,
 ) -> i32 {
+    let abort = Abort::new(None);
     let shared_alpha = AtomicI32::new(alpha);
     for root in roots.iter_mut() {
         root.score = -INFINITY;
@@ -319,15 +325,15 @@ fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
     let slots: Vec<Mutex<&mut RootState<N>>> = roots.iter_mut().map(Mutex::new).collect();
     in_order(
         &slots,
-        || Searcher::new(ctx),
+        || Searcher::below(ctx, Some(&abort)),
         |searcher, slot| {
             let floor = shared_alpha.load(Ordering::Relaxed);
-            if floor >= beta || ctx.stopped() {
+            if floor >= beta || searcher.stopped() {
                 return ControlFlow::Break(());
             }
             let mut root = slot.lock();
             let score = searcher.null_window_then_open(&root.child, floor, beta, depth - 1, true);
-            if ctx.stopped() {
+            if searcher.stopped() {
                 return ControlFlow::Break(());
             }
             root.score = score;
@@ -335,6 +341,7 @@ fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
             root.current = true;
             shared_alpha.fetch_max(score, Ordering::Relaxed);
             if score >= beta {
+                abort.raise();
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())

@@ -1,12 +1,13 @@
 //! The two pieces every parallel split of the search is made of, on the rayon pool the search
 //! runs in: workers that take the moves in their order ([`in_order`]), so the most promising
 //! ones are searched first whatever the number of threads, and the best result of a split
-//! kept in one atomic ([`SharedBest`]). The midgame search and the endgame solver build their
-//! splits from them.
+//! kept in one atomic ([`SharedBest`]), and the chain of splits above a thread ([`Abort`]), so
+//! that a fail high at one of them ends the searches below it. The midgame search and the
+//! endgame solver build their splits from them.
 
 use rayon::prelude::*;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 /// Runs `search` on `items` with one worker per thread of the pool (at most one per item),
 /// each worker taking the next item not yet taken, in the order of the list. A rayon
@@ -52,5 +53,59 @@ impl SharedBest {
     pub(super) fn get(&self) -> (i32, u8) {
         let packed = self.0.load(Ordering::Relaxed);
         ((packed >> 8) as i32 - 1024, packed as u8)
+    }
+}
+
+/// A split, chained to the splits above it from the root down: once one of them is raised (a
+/// sibling failed high there), every search below it is pointless and returns at once.
+pub(super) struct Abort<'p> {
+    flag: AtomicBool,
+    parent: Option<&'p Abort<'p>>,
+}
+
+impl<'p> Abort<'p> {
+    /// A split below `parent` (`None` at the top of the chain).
+    pub(super) fn new(parent: Option<&'p Abort<'p>>) -> Abort<'p> {
+        Abort {
+            flag: AtomicBool::new(false),
+            parent,
+        }
+    }
+
+    /// Ends the searches below this split.
+    pub(super) fn raise(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether this split or one above it was raised.
+    #[inline]
+    pub(super) fn raised(&self) -> bool {
+        let mut at = Some(self);
+        while let Some(split) = at {
+            if split.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            at = split.parent;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Abort;
+
+    #[test]
+    fn raising_a_split_ends_the_searches_below_it_and_none_above() {
+        let root = Abort::new(None);
+        let middle = Abort::new(Some(&root));
+        let leaf = Abort::new(Some(&middle));
+        let beside = Abort::new(Some(&root));
+        assert!(!leaf.raised());
+        middle.raise();
+        assert!(middle.raised() && leaf.raised());
+        assert!(!root.raised() && !beside.raised());
+        root.raise();
+        assert!(beside.raised());
     }
 }
