@@ -780,20 +780,27 @@ mod tests {
         all
     }
 
+    /// Midgame iterations 1 to `last`, then the selective levels of the end at 24 moves left.
+    fn midgame_then_the_end_of_24(last: u32) -> Vec<(u32, u8)> {
+        let mut expected: Vec<(u32, u8)> = (1..=last).map(|d| (d, 0)).collect();
+        expected.extend((0..=super::SELECTIVE_LEVELS).rev().map(|s| (24, s)));
+        expected
+    }
+
     #[test]
     fn deepening_jumps_to_the_end_through_the_selective_levels() {
-        let levels = super::SELECTIVE_LEVELS;
-        let mut expected: Vec<(u32, u8)> = (1..12).map(|d| (d, 0)).collect();
-        expected.extend((0..=levels).rev().map(|s| (24, s)));
-        assert_eq!(steps(60, 24, JumpPoint::UNTIMED), expected);
+        assert_eq!(
+            steps(60, 24, JumpPoint::UNTIMED),
+            midgame_then_the_end_of_24(11)
+        );
     }
 
     #[test]
     fn a_search_with_a_deadline_jumps_later() {
-        let levels = super::SELECTIVE_LEVELS;
-        let mut expected: Vec<(u32, u8)> = (1..21).map(|d| (d, 0)).collect();
-        expected.extend((0..=levels).rev().map(|s| (24, s)));
-        assert_eq!(steps(60, 24, JumpPoint::TIMED), expected);
+        assert_eq!(
+            steps(60, 24, JumpPoint::TIMED),
+            midgame_then_the_end_of_24(20)
+        );
         assert_eq!(JumpPoint::of(true), JumpPoint::TIMED);
         assert_eq!(JumpPoint::of(false), JumpPoint::UNTIMED);
     }
