@@ -171,11 +171,6 @@ pub(super) fn null_window_solve<E: Evaluator<Board>>(
 }
 
 impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
-    #[inline]
-    fn aborted(&self) -> bool {
-        self.searcher.stopped()
-    }
-
     /// Dispatches by the number of empties.
     #[inline]
     fn solve(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
@@ -386,7 +381,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// Large positions: table, stability, enhanced transposition cutoff, parallel split.
     fn solve_deep(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
-        if self.aborted() {
+        if self.searcher.stopped() {
             return alpha;
         }
         let moves = board.moves();
@@ -480,7 +475,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 }
             }
         }
-        if self.aborted() {
+        if self.searcher.stopped() {
             return alpha;
         }
         self.store(key, empties, alpha, best, best_move);
@@ -570,11 +565,11 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 searcher: Searcher::below(ctx, Some(&abort)),
             },
             |solver, entry| {
-                if solver.aborted() {
+                if solver.searcher.stopped() {
                     return ControlFlow::Break(());
                 }
                 let score = -solver.solve(&entry.child, -alpha - 1, empties - 1);
-                if solver.aborted() && score <= alpha {
+                if solver.searcher.stopped() && score <= alpha {
                     return ControlFlow::Break(());
                 }
                 best.offer(score, entry.square);
