@@ -279,25 +279,34 @@ fn parallel_search_equals_serial() {
 }
 
 #[test]
-fn a_timed_search_returns_a_legal_move_in_time() {
-    let mut engine = Engine::new(EngineOptions {
-        threads: 2,
-        hash_mib: 16,
-    })
-    .unwrap();
-    let limits = Limits {
-        move_time: Some(Duration::from_millis(300)),
-        ..Limits::default()
-    };
-    let started = Instant::now();
-    let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
-    let took = started.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "a 300 ms search took {took:?}"
-    );
-    assert!(oxello::Board::START.moves() >> result.best_move.unwrap() & 1 == 1);
-    assert!(result.depth >= 1);
+fn a_timed_search_returns_a_legal_move_in_time_on_1_to_16_threads() {
+    let positions = midgame_positions();
+    for threads in [1, 2, 3, 16] {
+        let mut engine = Engine::new(EngineOptions {
+            threads,
+            hash_mib: 16,
+        })
+        .unwrap();
+        for position in [
+            oxello::Position::START,
+            positions[threads % positions.len()],
+        ] {
+            engine.new_game(position);
+            let limits = Limits {
+                move_time: Some(Duration::from_millis(300)),
+                ..Limits::default()
+            };
+            let started = Instant::now();
+            let result = engine.search(&limits, SearchOptions::default(), &mut |_| {});
+            let took = started.elapsed();
+            assert!(
+                took < Duration::from_secs(2),
+                "a 300 ms search on {threads} threads took {took:?}"
+            );
+            assert!(position.board.moves() >> result.best_move.unwrap() & 1 == 1);
+            assert!(result.depth >= 1);
+        }
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! is built on these: `midgame` (the alpha-beta and its iterations), then `endgame` (Othello's
 //! exact solver), then `othello` (the board as a node).
 
-use super::parallel::Abort;
+use super::parallel::{Abort, BusyNodes};
 use super::probcut::{ProbCutTable, PROBABLE_CUT_MIN_EMPTIES};
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
@@ -68,6 +68,10 @@ pub struct ParallelOptions {
     /// for this many elders): each one that fails to cut makes the node likelier to need all
     /// its moves, so that the split's work is less often wasted.
     pub elders: u32,
+    /// In the depth-limited iterations under Multi-ProbCut, let the other threads search the
+    /// same root deeper on their own (lazy SMP, see `super::helpers`) instead of splitting
+    /// nodes; full-width iterations and the searches to the end split all the same.
+    pub helpers: bool,
 }
 
 impl Default for ParallelOptions {
@@ -77,6 +81,7 @@ impl Default for ParallelOptions {
             root_split: true,
             interior_split_depth: Some(6),
             elders: 1,
+            helpers: true,
         }
     }
 }
@@ -192,6 +197,11 @@ pub struct SearchContext<'a, N, E> {
     pub(super) midgame_selectivity: AtomicU8,
     pub(super) probcut: &'static ProbCutTable,
     parallel: bool,
+    /// Set while helper threads search the tree beside the main thread, sharing the work by
+    /// deferring each other's busy nodes instead of by splits (see `super::helpers`).
+    helpers_at_work: AtomicBool,
+    /// The nodes being searched, while helpers are at work.
+    pub(super) busy: BusyNodes,
     _node: PhantomData<fn(N)>,
 }
 
@@ -225,6 +235,8 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             midgame_selectivity: AtomicU8::new(0),
             probcut: ProbCutTable::built_in(),
             parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
+            helpers_at_work: AtomicBool::new(false),
+            busy: BusyNodes::new(),
             _node: PhantomData,
         }
     }
@@ -280,16 +292,35 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
         }
     }
 
-    /// Whether the search runs on more than one thread.
+    /// Whether the search splits its work between threads now.
+    #[inline]
     pub(super) fn parallel(&self) -> bool {
-        self.parallel
+        self.parallel && !self.helpers_at_work()
+    }
+
+    /// Whether helper threads search beside the main thread now.
+    #[inline]
+    pub(super) fn helpers_at_work(&self) -> bool {
+        self.helpers_at_work.load(Ordering::Relaxed)
+    }
+
+    /// Whether the depth-limited iterations leave the other threads to helpers (lazy SMP)
+    /// instead of splitting nodes: under Multi-ProbCut only. Full-width trees split well, and
+    /// their scores stay those of one thread (a helper's deeper bounds would change them).
+    pub(super) fn uses_helpers(&self) -> bool {
+        self.parallel && self.options.parallel.helpers && self.options.selectivity > 0
+    }
+
+    /// Marks helpers at work (`true`: no splits, busy nodes deferred) or gone.
+    pub(super) fn set_helpers_at_work(&self, at_work: bool) {
+        self.helpers_at_work.store(at_work, Ordering::Relaxed);
     }
 
     /// Whether a search `depth` plies deep from a node `moves_left` from the end may split
     /// there. Searches to the end never do: the endgame solver's own splits do that work, and
     /// splitting above them costs transpositions between the siblings' trees.
     pub(super) fn may_split(&self, depth: u32, moves_left: u32) -> bool {
-        self.parallel && depth < moves_left
+        self.parallel() && depth < moves_left
     }
 
     /// Whether an interior node (see [`SearchContext::may_split`]) splits its moves after the

@@ -5,6 +5,7 @@
 //! game's own solver takes over through [`SearchNode::solve_null_window`].
 
 use super::context::{SearchContext, SearchNode, Searcher};
+use super::helpers::Helpers;
 use super::ordering::{Candidate, MoveList};
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
@@ -12,6 +13,7 @@ use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use super::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
 use crate::eval::Evaluator;
+use arrayvec::ArrayVec;
 use parking_lot::Mutex;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -20,6 +22,10 @@ use std::time::Duration;
 /// The shallowest depth at which a null-window node looks its children up in the table
 /// before searching them.
 const ETC_MIN_DEPTH: u32 = 4;
+
+/// The shallowest depth at which a node defers the moves another thread is searching, while
+/// helpers are at work.
+const DEFER_MIN_DEPTH: u32 = 4;
 
 impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     /// Fixed-depth alpha-beta (PVS) of `node` with window (`alpha`, `beta`): the recursion the
@@ -106,6 +112,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
         let mut searched = 0;
+        let defers = depth >= DEFER_MIN_DEPTH && self.ctx.helpers_at_work();
+        let mut deferred = ArrayVec::<u8, 64>::new();
+        let mut deferred_taken = 0;
         loop {
             if !(searched == 0 && list.holds_table_move()) {
                 if let Some(shallow) = shallow.take() {
@@ -125,14 +134,38 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 }
                 break;
             }
-            let Some(candidate) = list.next_best() else {
-                break;
+            let candidate = match list.next_best() {
+                Some(candidate) => {
+                    if defers && searched > 0 && self.ctx.busy.is_busy(candidate.child.key()) {
+                        deferred.push(candidate.mv);
+                        continue;
+                    }
+                    candidate
+                }
+                None => match deferred.get(deferred_taken) {
+                    Some(&mv) => {
+                        deferred_taken += 1;
+                        Candidate {
+                            mv,
+                            child: node.play(usize::from(mv)),
+                            key: 0,
+                        }
+                    }
+                    None => break,
+                },
             };
+            let child_key = defers.then(|| candidate.child.key());
+            if let Some(child_key) = child_key {
+                self.ctx.busy.enter(child_key);
+            }
             let score = if searched == 0 {
                 -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
             } else {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
+            if let Some(child_key) = child_key {
+                self.ctx.busy.leave(child_key);
+            }
             searched += 1;
             if score > best {
                 best = score;
@@ -408,127 +441,146 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         selectivity: 0,
     };
     let jump = JumpPoint::of(ctx.budget.hard.is_some());
-    while let Some(next) = step.next(max_depth, moves_left, jump) {
-        step = next;
-        let depth = step.depth;
-        ctx.selectivity.store(step.selectivity, Ordering::Relaxed);
-        let to_the_end = depth >= moves_left;
-        let midgame_selectivity = if to_the_end || depth < MIN_CUT_DEPTH {
-            0
-        } else {
-            ctx.options.selectivity.min(MAX_SELECTIVITY)
-        };
-        ctx.midgame_selectivity
-            .store(midgame_selectivity, Ordering::Relaxed);
-        // What the protocols show: the solver's level in a search to the end.
-        let shown_selectivity = if to_the_end {
-            step.selectivity
-        } else {
-            midgame_selectivity
-        };
-        let proved = to_the_end && step.selectivity == 0;
-        let previous = result.as_ref().map(|r| r.score);
-        for root in roots.iter_mut() {
-            root.current = false;
-        }
-        let (mut alpha, mut beta) = match previous {
-            _ if to_the_end && win_loss_draw => (-1, 1),
-            Some(score) if depth > 2 && multi_pv == 1 => {
-                ((score - 4).max(-INFINITY), (score + 4).min(INFINITY))
+    let helpers = Helpers::new();
+    // Helpers search the whole root, so not where only some root moves are asked for.
+    let use_helpers = ctx.uses_helpers() && moves == legal;
+    let helpers_depth = max_depth.min(moves_left - 1);
+    rayon::in_place_scope(|scope| {
+        let mut helping = false;
+        while let Some(next) = step.next(max_depth, moves_left, jump) {
+            step = next;
+            let depth = step.depth;
+            let to_the_end = depth >= moves_left;
+            if to_the_end && helping {
+                helpers.dismiss(ctx);
+                helping = false;
             }
-            _ => (-INFINITY, INFINITY),
-        };
-        loop {
-            let best = search_root(
-                &mut searcher,
-                &mut roots,
-                (alpha, beta),
-                depth,
-                moves_left,
-                multi_pv,
-            );
-            if ctx.stopped() || (to_the_end && win_loss_draw) {
-                break;
-            }
-            if best <= alpha && alpha > -INFINITY {
-                alpha = -INFINITY;
-            } else if best >= beta && beta < INFINITY {
-                beta = INFINITY;
+            ctx.selectivity.store(step.selectivity, Ordering::Relaxed);
+            let midgame_selectivity = if to_the_end || depth < MIN_CUT_DEPTH {
+                0
             } else {
-                break;
+                ctx.options.selectivity.min(MAX_SELECTIVITY)
+            };
+            ctx.midgame_selectivity
+                .store(midgame_selectivity, Ordering::Relaxed);
+            // From the first selective iteration on, the selectivity stays until the end.
+            if use_helpers && !helping && !to_the_end && depth >= MIN_CUT_DEPTH {
+                helping = true;
+                helpers.call(scope, ctx, root, helpers_depth);
             }
-        }
-        if ctx.stopped() {
-            if multi_pv == 1 {
-                if let Some(partial) = partial_iteration(ctx, &roots, depth) {
-                    result = Some(partial);
+            // What the protocols show: the solver's level in a search to the end.
+            let shown_selectivity = if to_the_end {
+                step.selectivity
+            } else {
+                midgame_selectivity
+            };
+            let proved = to_the_end && step.selectivity == 0;
+            let previous = result.as_ref().map(|r| r.score);
+            for root in roots.iter_mut() {
+                root.current = false;
+            }
+            let (mut alpha, mut beta) = match previous {
+                _ if to_the_end && win_loss_draw => (-1, 1),
+                Some(score) if depth > 2 && multi_pv == 1 => {
+                    ((score - 4).max(-INFINITY), (score + 4).min(INFINITY))
+                }
+                _ => (-INFINITY, INFINITY),
+            };
+            loop {
+                helpers.main_searches(depth, alpha, beta);
+                let best = search_root(
+                    &mut searcher,
+                    &mut roots,
+                    (alpha, beta),
+                    depth,
+                    moves_left,
+                    multi_pv,
+                );
+                if ctx.stopped() || (to_the_end && win_loss_draw) {
+                    break;
+                }
+                if best <= alpha && alpha > -INFINITY {
+                    alpha = -INFINITY;
+                } else if best >= beta && beta < INFINITY {
+                    beta = INFINITY;
+                } else {
+                    break;
                 }
             }
-            break;
+            if ctx.stopped() {
+                if multi_pv == 1 {
+                    if let Some(partial) = partial_iteration(ctx, &roots, depth) {
+                        result = Some(partial);
+                    }
+                }
+                break;
+            }
+            helpers.main_completed(depth);
+            roots.sort_by_key(|r| std::cmp::Reverse(r.score));
+            let proof = match (proved, win_loss_draw) {
+                (false, _) => Proof::Heuristic,
+                (true, false) => Proof::Exact,
+                (true, true) => Proof::WinLossDraw,
+            };
+            let mut pv = vec![Some(roots[0].mv)];
+            principal_variation(ctx.tt, &roots[0].child, depth - 1, &mut pv);
+            let root_moves: Vec<RootMove> = roots
+                .iter()
+                .map(|r| RootMove {
+                    mv: Some(r.mv),
+                    score: r.score,
+                    bound: r.bound,
+                })
+                .collect();
+            let nodes = ctx.nodes() + searcher.pending_nodes;
+            let progress = Progress {
+                depth,
+                selectivity: shown_selectivity,
+                proof,
+                score: roots[0].score,
+                nodes,
+                elapsed: ctx.elapsed(),
+                pv: pv.clone(),
+                root_moves: root_moves.clone(),
+            };
+            log::debug!(
+                "iteration depth {depth} selectivity {}: score {:+} nodes {nodes} after {:.3} s",
+                step.selectivity,
+                progress.score,
+                progress.elapsed.as_secs_f64()
+            );
+            on_progress(&progress);
+            let iteration = IterationReport {
+                elapsed: progress.elapsed,
+                last: progress.elapsed - last_iteration_end,
+                before_last: last_iteration,
+                best_move_changed: result
+                    .as_ref()
+                    .is_some_and(|r| r.best_move != Some(roots[0].mv)),
+                score: roots[0].score,
+                score_drop: result
+                    .as_ref()
+                    .map_or(0, |r| (r.score - roots[0].score).max(0)),
+            };
+            last_iteration = Some(iteration.last);
+            last_iteration_end = progress.elapsed;
+            result = Some(SearchResult {
+                best_move: Some(roots[0].mv),
+                score: roots[0].score,
+                depth,
+                selectivity: shown_selectivity,
+                proof,
+                pv,
+                nodes,
+                elapsed: progress.elapsed,
+                root_moves,
+            });
+            if proved || !ctx.budget.starts_next_iteration(&iteration) {
+                break;
+            }
         }
-        roots.sort_by_key(|r| std::cmp::Reverse(r.score));
-        let proof = match (proved, win_loss_draw) {
-            (false, _) => Proof::Heuristic,
-            (true, false) => Proof::Exact,
-            (true, true) => Proof::WinLossDraw,
-        };
-        let mut pv = vec![Some(roots[0].mv)];
-        principal_variation(ctx.tt, &roots[0].child, depth - 1, &mut pv);
-        let root_moves: Vec<RootMove> = roots
-            .iter()
-            .map(|r| RootMove {
-                mv: Some(r.mv),
-                score: r.score,
-                bound: r.bound,
-            })
-            .collect();
-        let nodes = ctx.nodes() + searcher.pending_nodes;
-        let progress = Progress {
-            depth,
-            selectivity: shown_selectivity,
-            proof,
-            score: roots[0].score,
-            nodes,
-            elapsed: ctx.elapsed(),
-            pv: pv.clone(),
-            root_moves: root_moves.clone(),
-        };
-        log::debug!(
-            "iteration depth {depth} selectivity {}: score {:+} nodes {nodes} after {:.3} s",
-            step.selectivity,
-            progress.score,
-            progress.elapsed.as_secs_f64()
-        );
-        on_progress(&progress);
-        let iteration = IterationReport {
-            elapsed: progress.elapsed,
-            last: progress.elapsed - last_iteration_end,
-            before_last: last_iteration,
-            best_move_changed: result
-                .as_ref()
-                .is_some_and(|r| r.best_move != Some(roots[0].mv)),
-            score: roots[0].score,
-            score_drop: result
-                .as_ref()
-                .map_or(0, |r| (r.score - roots[0].score).max(0)),
-        };
-        last_iteration = Some(iteration.last);
-        last_iteration_end = progress.elapsed;
-        result = Some(SearchResult {
-            best_move: Some(roots[0].mv),
-            score: roots[0].score,
-            depth,
-            selectivity: shown_selectivity,
-            proof,
-            pv,
-            nodes,
-            elapsed: progress.elapsed,
-            root_moves,
-        });
-        if proved || !ctx.budget.starts_next_iteration(&iteration) {
-            break;
-        }
-    }
+        helpers.dismiss(ctx);
+    });
     let mut result = result.unwrap_or_else(|| {
         // Stopped before the first iteration ended: fall back on the ordering's choice.
         let fallback = roots[0];

@@ -14,6 +14,7 @@
 mod context;
 mod endgame;
 mod endgame_cache;
+mod helpers;
 mod midgame;
 mod ordering;
 mod othello;

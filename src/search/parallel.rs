@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Runs `search` on `items` with one worker per thread of the pool (at most one per item),
 /// each worker taking the next item not yet taken, in the order of the list. A rayon
@@ -91,9 +91,64 @@ impl<'p> Abort<'p> {
     }
 }
 
+/// The nodes some thread is searching now, by key, for threads that search the same tree
+/// (simplified ABDADA): a thread that finds a move's position being searched elsewhere defers
+/// it to after its other moves, by when the table likely holds its result. A slot holds one
+/// key; a collision only costs a missed or a needless deferral.
+pub(super) struct BusyNodes(Box<[AtomicU64]>);
+
+impl BusyNodes {
+    const SLOTS: usize = 1 << 13;
+
+    pub(super) fn new() -> BusyNodes {
+        BusyNodes((0..Self::SLOTS).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.0[key as usize & (Self::SLOTS - 1)]
+    }
+
+    /// Whether a thread is searching the node of `key`.
+    #[inline]
+    pub(super) fn is_busy(&self, key: u64) -> bool {
+        self.slot(key).load(Ordering::Relaxed) == key
+    }
+
+    /// Marks the node of `key` as being searched.
+    #[inline]
+    pub(super) fn enter(&self, key: u64) {
+        self.slot(key).store(key, Ordering::Relaxed);
+    }
+
+    /// Ends the mark of `key`, unless another node took its slot since.
+    #[inline]
+    pub(super) fn leave(&self, key: u64) {
+        let _ = self
+            .slot(key)
+            .compare_exchange(key, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Abort;
+    use super::{Abort, BusyNodes};
+
+    #[test]
+    fn a_busy_node_is_seen_until_its_search_leaves_it() {
+        let busy = BusyNodes::new();
+        let (key, same_slot) = (0x1234_5678_9abc_def0, 0x0fed_cba9_8765_5ef0);
+        assert!(!busy.is_busy(key));
+        busy.enter(key);
+        assert!(busy.is_busy(key) && !busy.is_busy(same_slot));
+        busy.enter(same_slot);
+        busy.leave(key);
+        assert!(
+            busy.is_busy(same_slot),
+            "leaving a node keeps the mark that replaced it"
+        );
+        busy.leave(same_slot);
+        assert!(!busy.is_busy(same_slot) && !busy.is_busy(key));
+    }
 
     #[test]
     fn raising_a_split_ends_the_searches_below_it_and_none_above() {

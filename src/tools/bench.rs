@@ -127,6 +127,10 @@ pub struct BenchArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     hash: usize,
+    /// Share the depth-limited iterations between threads by splitting nodes (young brothers
+    /// wait) instead of by helper threads searching deeper (lazy SMP).
+    #[arg(long)]
+    splits: bool,
     /// Split only at the root (no young-brothers-wait at interior nodes).
     #[arg(long, conflicts_with = "split_depth")]
     root_split_only: bool,
@@ -267,6 +271,7 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
                     .or(ParallelOptions::default().interior_split_depth)
             },
             elders: args.elders.unwrap_or(ParallelOptions::default().elders),
+            helpers: !args.splits,
             ..ParallelOptions::default()
         },
         selectivity: args.selectivity,
