@@ -69,8 +69,9 @@ pub struct ParallelOptions {
     /// its moves, so that the split's work is less often wasted.
     pub elders: u32,
     /// In the depth-limited iterations under Multi-ProbCut, let the other threads search the
-    /// same root deeper on their own (lazy SMP, see `super::helpers`) instead of splitting
-    /// nodes; full-width iterations and the searches to the end split all the same.
+    /// same root beside the main thread, deferring each other's busy nodes (see
+    /// `super::helpers`), instead of splitting nodes; full-width iterations and the searches to
+    /// the end split all the same.
     pub helpers: bool,
 }
 
@@ -304,9 +305,10 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
         self.helpers_at_work.load(Ordering::Relaxed)
     }
 
-    /// Whether the depth-limited iterations leave the other threads to helpers (lazy SMP)
-    /// instead of splitting nodes: under Multi-ProbCut only. Full-width trees split well, and
-    /// their scores stay those of one thread (a helper's deeper bounds would change them).
+    /// Whether the depth-limited iterations leave the other threads to helpers instead of
+    /// splitting nodes: under Multi-ProbCut only. Full-width trees split well, and their scores
+    /// stay those of one thread (a helper's bounds, some from an iteration ahead of the main
+    /// thread's, would change them).
     pub(super) fn uses_helpers(&self) -> bool {
         self.parallel && self.options.parallel.helpers && self.options.selectivity > 0
     }

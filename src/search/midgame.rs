@@ -134,28 +134,24 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 }
                 break;
             }
-            let candidate = match list.next_best() {
-                Some(candidate) => {
-                    if defers && searched > 0 && self.ctx.busy.is_busy(candidate.child.key()) {
-                        deferred.push(candidate.mv);
-                        continue;
-                    }
-                    candidate
-                }
+            // The node's moves in order, then those deferred because another thread had them.
+            let (candidate, deferrable) = match list.next_best() {
+                Some(candidate) => (candidate, searched > 0),
                 None => match deferred.get(deferred_taken) {
                     Some(&mv) => {
                         deferred_taken += 1;
-                        Candidate {
-                            mv,
-                            child: node.play(usize::from(mv)),
-                            key: 0,
-                        }
+                        let child = node.play(usize::from(mv));
+                        (Candidate { mv, child, key: 0 }, false)
                     }
                     None => break,
                 },
             };
             let child_key = defers.then(|| candidate.child.key());
             if let Some(child_key) = child_key {
+                if deferrable && self.ctx.busy.is_busy(child_key) {
+                    deferred.push(candidate.mv);
+                    continue;
+                }
                 self.ctx.busy.enter(child_key);
             }
             let score = if searched == 0 {
@@ -446,14 +442,12 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let use_helpers = ctx.uses_helpers() && moves == legal;
     let helpers_depth = max_depth.min(moves_left - 1);
     rayon::in_place_scope(|scope| {
-        let mut helping = false;
         while let Some(next) = step.next(max_depth, moves_left, jump) {
             step = next;
             let depth = step.depth;
             let to_the_end = depth >= moves_left;
-            if to_the_end && helping {
+            if to_the_end && ctx.helpers_at_work() {
                 helpers.dismiss(ctx);
-                helping = false;
             }
             ctx.selectivity.store(step.selectivity, Ordering::Relaxed);
             let midgame_selectivity = if to_the_end || depth < MIN_CUT_DEPTH {
@@ -464,8 +458,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
             ctx.midgame_selectivity
                 .store(midgame_selectivity, Ordering::Relaxed);
             // From the first selective iteration on, the selectivity stays until the end.
-            if use_helpers && !helping && !to_the_end && depth >= MIN_CUT_DEPTH {
-                helping = true;
+            if use_helpers && !ctx.helpers_at_work() && !to_the_end && depth >= MIN_CUT_DEPTH {
                 helpers.call(scope, ctx, root, helpers_depth);
             }
             // What the protocols show: the solver's level in a search to the end.

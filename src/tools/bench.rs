@@ -127,8 +127,8 @@ pub struct BenchArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     hash: usize,
-    /// Share the depth-limited iterations between threads by splitting nodes (young brothers
-    /// wait) instead of by helper threads searching deeper (lazy SMP).
+    /// Share the selective depth-limited iterations between threads by splitting nodes (young
+    /// brothers wait) instead of by helper threads searching beside the main thread.
     #[arg(long)]
     splits: bool,
     /// Split only at the root (no young-brothers-wait at interior nodes).
