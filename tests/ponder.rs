@@ -104,7 +104,9 @@ fn the_search_after_the_predicted_reply_goes_on_from_the_ponder() {
     assert!(position.play(reply).is_ok(), "the expected reply is legal");
 
     pondering.send(&format!("move {}", format_move(mv)));
-    ponder_reaches(&pondering, DEPTH);
+    // The ponder's root is a ply above the reply's position: once it has completed DEPTH + 1
+    // plies, the table holds that position searched to DEPTH, whenever the move interrupts it.
+    ponder_reaches(&pondering, DEPTH + 1);
     for e in [&mut pondering, &mut control] {
         e.send(&format!("move {}", format_move(mv)));
         e.send(&format!("move {}", format_move(reply)));
