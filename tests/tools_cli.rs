@@ -207,8 +207,17 @@ fn bench_scaling_reports_a_row_per_thread_count() {
     let nodes: Vec<u64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
     assert!(nodes.iter().all(|n| *n > 0), "{printed}");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for (row, threads) in printed.lines().skip(1).zip([1, 2, 64]) {
+    for ((row, fields), threads) in printed.lines().skip(1).zip(&rows).zip([1, 2, 64]) {
         assert_eq!(row.contains("oversubscribed"), threads > cores, "{printed}");
+        // The speedup of as many one-thread benches at once, for 2 threads up to the cores.
+        let ceiling = fields[6]
+            .strip_suffix('x')
+            .and_then(|r| r.parse::<f64>().ok());
+        if (2..=cores).contains(&threads) {
+            assert!(ceiling.is_some_and(|c| c > 0.0), "{printed}");
+        } else {
+            assert_eq!(fields[6], "-", "{printed}");
+        }
     }
 }
 

@@ -193,16 +193,57 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// One thread count's runs in `oxello bench --scaling`: the bench on that many threads, and
+/// (from 2 threads up to the machine's cores) as many one-thread benches at once, whose time
+/// says what the cores give when no work is shared.
+#[derive(Default, Clone)]
+struct ScalingRuns {
+    shared: Vec<(f64, u64)>,
+    side_by_side: Vec<f64>,
+}
+
+/// `n` one-thread benches at once, one an OS thread: the mean of their times.
+fn side_by_side(
+    n: usize,
+    args: &BenchArgs,
+    search: SearchOptions,
+    evaluation: &Evaluation,
+) -> anyhow::Result<f64> {
+    let options = EngineOptions {
+        threads: 1,
+        hash_mib: args.hash,
+    };
+    let times = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..n)
+            .map(|_| {
+                let evaluation = evaluation.clone();
+                scope.spawn(move || {
+                    run_bench(options, evaluation, args.limits(), search, |_, _| {})
+                        .map(|lines| totals(&lines).0)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("a bench thread does not panic"))
+            .collect::<anyhow::Result<Vec<f64>>>()
+    })?;
+    Ok(times.iter().sum::<f64>() / n as f64)
+}
+
 /// `oxello bench --scaling`: every thread count `rounds` times in turn, then a row each with
-/// the medians. Thread counts beyond the machine's cores still measure the node overhead, but
-/// their time says nothing: the row says so.
+/// the medians. A count of 2 up to the machine's cores is also run as that many one-thread
+/// benches at once: the speedup they would make together at no node overhead is the most the
+/// cores allow (`cores x`, shown when the first count is 1), the mark the shared search's
+/// speedup is to be read against.
+/// Thread counts beyond the machine's cores still measure the node overhead, but their time
+/// says nothing: the row says so.
 fn run_scaling(
     args: &BenchArgs,
     search: SearchOptions,
     evaluation: Evaluation,
 ) -> anyhow::Result<()> {
     let cores = crate::engine::all_cores();
-    let mut runs: Vec<Vec<(f64, u64)>> = vec![Vec::new(); args.scaling.len()];
+    let mut runs = vec![ScalingRuns::default(); args.scaling.len()];
     for round in 0..args.rounds {
         for (i, &threads) in args.scaling.iter().enumerate() {
             let options = EngineOptions {
@@ -221,34 +262,46 @@ fn run_scaling(
                 "round {} threads {threads}: {seconds:.3} s {nodes} nodes",
                 round + 1
             );
-            runs[i].push((seconds, nodes));
+            runs[i].shared.push((seconds, nodes));
+            if (2..=cores).contains(&(threads as usize)) {
+                let seconds = side_by_side(threads as usize, args, search, &evaluation)?;
+                log::info!(
+                    "round {} {threads} one-thread benches at once: {seconds:.3} s each",
+                    round + 1
+                );
+                runs[i].side_by_side.push(seconds);
+            }
         }
     }
     println!(
-        "{:>7} {:>9} {:>13} {:>11} {:>8} {:>9}  medians of {} runs at depth {}",
-        "threads", "time", "nodes", "nps", "speedup", "nodes x", args.rounds, args.depth
+        "{:>7} {:>9} {:>13} {:>11} {:>8} {:>9} {:>8}  medians of {} runs at depth {}",
+        "threads", "time", "nodes", "nps", "speedup", "nodes x", "cores x", args.rounds, args.depth
     );
-    let medians: Vec<(f64, f64)> = runs
-        .iter()
-        .map(|r| {
-            (
-                median(r.iter().map(|x| x.0).collect()),
-                median(r.iter().map(|x| x.1 as f64).collect()),
-            )
-        })
-        .collect();
-    let (base_time, base_nodes) = medians[0];
-    for (&threads, &(seconds, nodes)) in args.scaling.iter().zip(&medians) {
+    // Each ratio is taken within a round, between runs minutes apart at most, and the rows
+    // show their medians: the machine's speed drifts more than that between rounds.
+    let first = &runs[0];
+    let ratio =
+        |per_round: &dyn Fn(usize) -> f64| median((0..first.shared.len()).map(per_round).collect());
+    for (&threads, run) in args.scaling.iter().zip(&runs) {
+        let seconds = median(run.shared.iter().map(|x| x.0).collect());
+        let nodes = median(run.shared.iter().map(|x| x.1 as f64).collect());
+        let speedup = ratio(&|r| first.shared[r].0 / run.shared[r].0.max(1e-9));
+        let overhead = ratio(&|r| run.shared[r].1 as f64 / (first.shared[r].1 as f64).max(1.0));
+        let ceiling = if run.side_by_side.is_empty() || args.scaling[0] != 1 {
+            "-".to_string()
+        } else {
+            let cores_give =
+                ratio(&|r| threads as f64 * first.shared[r].0 / run.side_by_side[r].max(1e-9));
+            format!("{cores_give:.2}x")
+        };
         let note = if threads as usize > cores {
             format!("  oversubscribed ({cores} cores): time and speedup say nothing, nodes do")
         } else {
             String::new()
         };
         println!(
-            "{threads:>7} {seconds:>8.3}s {nodes:>13.0} {:>11.0} {:>7.2}x {:>8.2}x{note}",
+            "{threads:>7} {seconds:>8.3}s {nodes:>13.0} {:>11.0} {speedup:>7.2}x {overhead:>8.2}x {ceiling:>8}{note}",
             nodes / seconds.max(1e-9),
-            base_time / seconds.max(1e-9),
-            nodes / base_nodes.max(1.0),
         );
     }
     Ok(())
