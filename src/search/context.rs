@@ -53,6 +53,10 @@ pub trait SearchNode: Copy + Send + Sync {
 /// How often (in nodes) a thread publishes its node count and checks the clock.
 const POLL_INTERVAL: u64 = 1024;
 
+/// The shallowest depth at which a node defers the moves another thread is searching, while
+/// helpers are at work.
+const DEFER_MIN_DEPTH: u32 = 4;
+
 /// How a search uses the thread pool it runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParallelOptions {
@@ -201,8 +205,10 @@ pub struct SearchContext<'a, N, E> {
     /// Set while helper threads search the tree beside the main thread, sharing the work by
     /// deferring each other's busy nodes instead of by splits (see `super::helpers`).
     helpers_at_work: AtomicBool,
-    /// The nodes being searched, while helpers are at work.
-    pub(super) busy: BusyNodes,
+    /// The nodes being searched, while helpers are at work; made only for a search that can
+    /// have helpers, so that the others (one thread, full width, the data tools' many small
+    /// solves) do not allocate it.
+    busy: Option<BusyNodes>,
     _node: PhantomData<fn(N)>,
 }
 
@@ -220,6 +226,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     ) -> Self {
         let start = Instant::now();
         let budget = TimeBudget::from_limits(limits, moves_left);
+        let parallel = options.parallel.enabled && rayon::current_num_threads() > 1;
         SearchContext {
             tt,
             evaluator,
@@ -235,9 +242,10 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             selectivity: AtomicU8::new(0),
             midgame_selectivity: AtomicU8::new(0),
             probcut: ProbCutTable::built_in(),
-            parallel: options.parallel.enabled && rayon::current_num_threads() > 1,
+            parallel,
             helpers_at_work: AtomicBool::new(false),
-            busy: BusyNodes::new(),
+            busy: (parallel && options.parallel.helpers && options.selectivity > 0)
+                .then(BusyNodes::new),
             _node: PhantomData,
         }
     }
@@ -310,7 +318,18 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     /// stay those of one thread (a helper's bounds, some from an iteration ahead of the main
     /// thread's, would change them).
     pub(super) fn uses_helpers(&self) -> bool {
-        self.parallel && self.options.parallel.helpers && self.options.selectivity > 0
+        self.busy.is_some()
+    }
+
+    /// The busy nodes a node `depth` plies from the leaves checks and marks: while helpers
+    /// are at work, from [`DEFER_MIN_DEPTH`] plies up.
+    #[inline]
+    pub(super) fn busy_nodes_at(&self, depth: u32) -> Option<&BusyNodes> {
+        if depth >= DEFER_MIN_DEPTH && self.helpers_at_work() {
+            self.busy.as_ref()
+        } else {
+            None
+        }
     }
 
     /// Marks helpers at work (`true`: no splits, busy nodes deferred) or gone.

@@ -23,10 +23,6 @@ use std::time::Duration;
 /// before searching them.
 const ETC_MIN_DEPTH: u32 = 4;
 
-/// The shallowest depth at which a node defers the moves another thread is searching, while
-/// helpers are at work.
-const DEFER_MIN_DEPTH: u32 = 4;
-
 impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
     /// Fixed-depth alpha-beta (PVS) of `node` with window (`alpha`, `beta`): the recursion the
     /// engine uses, without iterative deepening. Returns a fail-soft score.
@@ -112,7 +108,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
         let mut searched = 0;
-        let defers = depth >= DEFER_MIN_DEPTH && self.ctx.helpers_at_work();
+        let busy = self.ctx.busy_nodes_at(depth);
         let mut deferred = ArrayVec::<u8, 64>::new();
         let mut deferred_taken = 0;
         loop {
@@ -146,21 +142,21 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                     None => break,
                 },
             };
-            let child_key = defers.then(|| candidate.child.key());
-            if let Some(child_key) = child_key {
-                if deferrable && self.ctx.busy.is_busy(child_key) {
+            let child_mark = busy.map(|busy| (busy, candidate.child.key()));
+            if let Some((busy, child_key)) = child_mark {
+                if deferrable && busy.is_busy(child_key) {
                     deferred.push(candidate.mv);
                     continue;
                 }
-                self.ctx.busy.enter(child_key);
+                busy.enter(child_key);
             }
             let score = if searched == 0 {
                 -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
             } else {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
-            if let Some(child_key) = child_key {
-                self.ctx.busy.leave(child_key);
+            if let Some((busy, child_key)) = child_mark {
+                busy.leave(child_key);
             }
             searched += 1;
             if score > best {

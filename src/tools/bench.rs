@@ -231,18 +231,19 @@ fn side_by_side(
 }
 
 /// `oxello bench --scaling`: every thread count `rounds` times in turn, then a row each with
-/// the medians. A count of 2 up to the machine's cores is also run as that many one-thread
-/// benches at once: the speedup they would make together at no node overhead is the most the
-/// cores allow (`cores x`, shown when the first count is 1), the mark the shared search's
-/// speedup is to be read against.
-/// Thread counts beyond the machine's cores still measure the node overhead, but their time
-/// says nothing: the row says so.
+/// the medians. When the first count is 1, a count of 2 up to the machine's cores is also run
+/// as that many one-thread benches at once: the speedup they make together at no node overhead
+/// is the most the cores allow (`cores x`), the mark to read the shared search's speedup
+/// against. Thread counts beyond the machine's cores still measure the node overhead, but
+/// their time says nothing: the row says so.
 fn run_scaling(
     args: &BenchArgs,
     search: SearchOptions,
     evaluation: Evaluation,
 ) -> anyhow::Result<()> {
     let cores = crate::engine::all_cores();
+    // What the cores give is a speedup over one thread, so only measured from a first count of 1.
+    let measures_cores = args.scaling[0] == 1;
     let mut runs = vec![ScalingRuns::default(); args.scaling.len()];
     for round in 0..args.rounds {
         for (i, &threads) in args.scaling.iter().enumerate() {
@@ -263,7 +264,7 @@ fn run_scaling(
                 round + 1
             );
             runs[i].shared.push((seconds, nodes));
-            if (2..=cores).contains(&(threads as usize)) {
+            if measures_cores && (2..=cores).contains(&(threads as usize)) {
                 let seconds = side_by_side(threads as usize, args, search, &evaluation)?;
                 log::info!(
                     "round {} {threads} one-thread benches at once: {seconds:.3} s each",
@@ -287,7 +288,7 @@ fn run_scaling(
         let nodes = median(run.shared.iter().map(|x| x.1 as f64).collect());
         let speedup = ratio(&|r| first.shared[r].0 / run.shared[r].0.max(1e-9));
         let overhead = ratio(&|r| run.shared[r].1 as f64 / (first.shared[r].1 as f64).max(1.0));
-        let ceiling = if run.side_by_side.is_empty() || args.scaling[0] != 1 {
+        let ceiling = if run.side_by_side.is_empty() {
             "-".to_string()
         } else {
             let cores_give =
