@@ -70,18 +70,12 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             return self.frontier(node, moves, beta);
         }
         let key = node.key();
-        let mut table_move = NO_MOVE;
-        if let Some(entry) = self.ctx.tt.probe(key) {
-            table_move = entry.best_move;
-            if entry.covers(depth, self.ctx.probe_selectivity()) {
-                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
-                if lower >= beta || lower == upper {
-                    return lower;
-                }
-                if upper <= alpha {
-                    return upper;
-                }
-            }
+        let (settled, table_move) =
+            self.ctx
+                .tt
+                .probe_window(key, depth, self.ctx.probe_selectivity(), alpha, beta);
+        if let Some(score) = settled {
+            return score;
         }
 
         if !pv && beta == alpha + 1 && depth >= MIN_CUT_DEPTH && depth < node.moves_left() {

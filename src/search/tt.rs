@@ -1,7 +1,11 @@
 //! The transposition table, shared by all search threads without locks: each entry is two
 //! atomics, the data word and the key XOR the data (Hyatt's lockless hashing), so a torn write
 //! from two threads fails verification instead of returning a wrong entry. Entries live in
-//! buckets of four (one cache line) with depth- and age-aware replacement.
+//! buckets of four (one cache line) with depth- and age-aware replacement. A result shallower
+//! than the one held for its position goes beside it rather than being dropped: the deeper
+//! entry's bounds need not answer the shallower search's window (Multi-ProbCut's shallow
+//! searches and the re-searches ask a position at several depths and windows), and
+//! [`TranspositionTable::probe_window`] consults both.
 //!
 //! Clearing the table costs nothing: every entry carries the table's *era*, and
 //! [`TranspositionTable::clear`] only starts a new one, after which the entries of older eras
@@ -215,16 +219,56 @@ impl TranspositionTable {
         }
     }
 
-    /// The entry for `key`, if present.
+    /// The entry for `key`, if present: the most trustworthy one, when the table holds
+    /// results of more than one depth for it.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        let mut found: Option<TtEntry> = None;
         for slot in &self.bucket(key).0 {
             let data = slot.data.load(Ordering::Relaxed);
             if slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, self.era) {
-                return Some(TtEntry::unpack(data).0);
+                let entry = TtEntry::unpack(data).0;
+                if found.is_none_or(|f| entry.quality() > f.quality()) {
+                    found = Some(entry);
+                }
             }
         }
-        None
+        found
+    }
+
+    /// What the table knows of `key` for a search of `depth` at `selectivity` with the window
+    /// (`alpha`, `beta`): the score, if an entry's bounds settle the search (fail-soft), and
+    /// the best move of the most trustworthy entry.
+    #[inline]
+    pub fn probe_window(
+        &self,
+        key: u64,
+        depth: u32,
+        selectivity: u8,
+        alpha: i32,
+        beta: i32,
+    ) -> (Option<i32>, u8) {
+        let mut best: Option<TtEntry> = None;
+        for slot in &self.bucket(key).0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            if slot.check.load(Ordering::Relaxed) ^ data != key || !is_live(data, self.era) {
+                continue;
+            }
+            let entry = TtEntry::unpack(data).0;
+            if entry.covers(depth, selectivity) {
+                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                if lower >= beta || lower == upper {
+                    return (Some(lower), entry.best_move);
+                }
+                if upper <= alpha {
+                    return (Some(upper), entry.best_move);
+                }
+            }
+            if best.is_none_or(|b| entry.quality() > b.quality()) {
+                best = Some(entry);
+            }
+        }
+        (None, best.map_or(NO_MOVE, |b| b.best_move))
     }
 
     /// Stores what a search of `depth` found: `score` within the window (`alpha`, `beta`)
@@ -258,6 +302,10 @@ impl TranspositionTable {
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
         let mut entry_move = best_move;
+        // A result shallower than the key's entry goes beside it, not over it: it answers
+        // windows the deeper one may not. It takes a free slot, else the place of the
+        // shallower of two such entries, else that of the least worth entry of another key.
+        let mut beside: Option<(&Slot, TtEntry)> = None;
         for slot in &bucket.0 {
             let data = slot.data.load(Ordering::Relaxed);
             if !is_live(data, era) {
@@ -266,14 +314,24 @@ impl TranspositionTable {
             }
             let (old, old_generation) = TtEntry::unpack(data);
             if slot.check.load(Ordering::Relaxed) ^ data == key {
+                if old.quality() > quality {
+                    // Of two such entries, the shallower makes room.
+                    match beside {
+                        Some((first_slot, first)) if first.quality() < old.quality() => {
+                            (victim, victim_worth) = (first_slot, i32::MIN);
+                            beside = Some((slot, old));
+                        }
+                        Some(_) => (victim, victim_worth) = (slot, i32::MIN),
+                        None => beside = Some((slot, old)),
+                    }
+                    continue;
+                }
                 if old.quality() == quality {
                     lower = lower.max(old.lower);
                     upper = upper.min(old.upper);
                     if lower > upper {
                         (lower, upper) = (score, score);
                     }
-                } else if old.quality() > quality {
-                    return;
                 }
                 // A fail low names no real best move (every move failed; the highest
                 // fail-soft bound is noise), so the one found before is kept.
@@ -282,6 +340,7 @@ impl TranspositionTable {
                     entry_move = old.best_move;
                 }
                 victim = slot;
+                beside = None;
                 break;
             }
             let age = generation.wrapping_sub(old_generation) as i32;
@@ -289,6 +348,12 @@ impl TranspositionTable {
             if worth < victim_worth {
                 victim_worth = worth;
                 victim = slot;
+            }
+        }
+        if let Some((_, deeper)) = beside {
+            let fails_low = i32::from(score) <= alpha;
+            if best_move == NO_MOVE || (fails_low && deeper.best_move != NO_MOVE) {
+                entry_move = deeper.best_move;
             }
         }
         let entry = TtEntry {
@@ -339,6 +404,42 @@ mod tests {
         tt.store(42, 7, 0, -64, 64, -3, 2);
         let e = tt.probe(42).unwrap();
         assert_eq!((e.lower, e.upper, e.depth, e.best_move), (-3, -3, 7, 2));
+    }
+
+    #[test]
+    fn a_shallower_result_is_kept_beside_the_deeper_one() {
+        let tt = TranspositionTable::new(1);
+        tt.store(42, 9, 2, 0, 1, 3, 19);
+        tt.store(42, 5, 2, 20, 21, 22, 7);
+        assert_eq!(
+            tt.probe(42).unwrap().depth,
+            9,
+            "probe gives the deeper entry"
+        );
+        assert_eq!(
+            tt.probe_window(42, 5, 2, 20, 21),
+            (Some(22), 7),
+            "the shallower one answers a window the deeper one does not"
+        );
+        assert_eq!(
+            tt.probe_window(42, 9, 2, 20, 21),
+            (None, 19),
+            "but no deeper search, whose move is the deeper entry's"
+        );
+        assert_eq!(tt.probe_window(42, 6, 2, 0, 1), (Some(3), 19));
+        let others: Vec<u64> = (1..3).map(|i| 42 + i * (tt.mask as u64 + 1)).collect();
+        for &key in &others {
+            tt.store(key, 4, 2, -64, 64, 1, 1);
+        }
+        tt.store(42, 3, 2, 30, 31, 31, 8);
+        assert_eq!(tt.probe_window(42, 3, 2, 30, 31), (Some(31), 8));
+        assert_eq!(
+            tt.probe_window(42, 5, 2, 20, 21).0,
+            None,
+            "in a full bucket, a third result of the key takes the place of the shallower"
+        );
+        assert!(others.iter().all(|&key| tt.probe(key).is_some()));
+        assert_eq!(tt.probe(42).unwrap().depth, 9);
     }
 
     #[test]
