@@ -73,7 +73,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         let (settled, table_move) =
             self.ctx
                 .tt
-                .probe_window(key, depth, self.ctx.probe_selectivity(), alpha, beta);
+                .probe_window(key, depth, self.ctx.probe_selectivity(), (alpha, beta));
         if let Some(score) = settled {
             return score;
         }

@@ -219,21 +219,28 @@ impl TranspositionTable {
         }
     }
 
+    /// The live entries of `key`: one, or more when the table holds results of more than one
+    /// depth for it.
+    #[inline]
+    fn entries(&self, key: u64) -> impl Iterator<Item = TtEntry> + '_ {
+        self.bucket(key).0.iter().filter_map(move |slot| {
+            let data = slot.data.load(Ordering::Relaxed);
+            (slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, self.era))
+                .then(|| TtEntry::unpack(data).0)
+        })
+    }
+
     /// The entry for `key`, if present: the most trustworthy one, when the table holds
     /// results of more than one depth for it.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
-        let mut found: Option<TtEntry> = None;
-        for slot in &self.bucket(key).0 {
-            let data = slot.data.load(Ordering::Relaxed);
-            if slot.check.load(Ordering::Relaxed) ^ data == key && is_live(data, self.era) {
-                let entry = TtEntry::unpack(data).0;
-                if found.is_none_or(|f| entry.quality() > f.quality()) {
-                    found = Some(entry);
-                }
+        self.entries(key).reduce(|best, entry| {
+            if entry.quality() > best.quality() {
+                entry
+            } else {
+                best
             }
-        }
-        found
+        })
     }
 
     /// What the table knows of `key` for a search of `depth` at `selectivity` with the window
@@ -245,16 +252,10 @@ impl TranspositionTable {
         key: u64,
         depth: u32,
         selectivity: u8,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
     ) -> (Option<i32>, u8) {
         let mut best: Option<TtEntry> = None;
-        for slot in &self.bucket(key).0 {
-            let data = slot.data.load(Ordering::Relaxed);
-            if slot.check.load(Ordering::Relaxed) ^ data != key || !is_live(data, self.era) {
-                continue;
-            }
-            let entry = TtEntry::unpack(data).0;
+        for entry in self.entries(key) {
             if entry.covers(depth, selectivity) {
                 let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
                 if lower >= beta || lower == upper {
@@ -417,24 +418,24 @@ mod tests {
             "probe gives the deeper entry"
         );
         assert_eq!(
-            tt.probe_window(42, 5, 2, 20, 21),
+            tt.probe_window(42, 5, 2, (20, 21)),
             (Some(22), 7),
             "the shallower one answers a window the deeper one does not"
         );
         assert_eq!(
-            tt.probe_window(42, 9, 2, 20, 21),
+            tt.probe_window(42, 9, 2, (20, 21)),
             (None, 19),
             "but no deeper search, whose move is the deeper entry's"
         );
-        assert_eq!(tt.probe_window(42, 6, 2, 0, 1), (Some(3), 19));
+        assert_eq!(tt.probe_window(42, 6, 2, (0, 1)), (Some(3), 19));
         let others: Vec<u64> = (1..3).map(|i| 42 + i * (tt.mask as u64 + 1)).collect();
         for &key in &others {
             tt.store(key, 4, 2, -64, 64, 1, 1);
         }
         tt.store(42, 3, 2, 30, 31, 31, 8);
-        assert_eq!(tt.probe_window(42, 3, 2, 30, 31), (Some(31), 8));
+        assert_eq!(tt.probe_window(42, 3, 2, (30, 31)), (Some(31), 8));
         assert_eq!(
-            tt.probe_window(42, 5, 2, 20, 21).0,
+            tt.probe_window(42, 5, 2, (20, 21)).0,
             None,
             "in a full bucket, a third result of the key takes the place of the shallower"
         );
