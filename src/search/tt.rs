@@ -302,7 +302,7 @@ impl TranspositionTable {
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
-        let mut entry_move = best_move;
+        let mut replaced: Option<TtEntry> = None;
         // A result shallower than the key's entry goes beside it, not over it: it answers
         // windows the deeper one may not. It takes a free slot, else the place of the
         // shallower of two such entries, else that of the least worth entry of another key.
@@ -334,14 +334,8 @@ impl TranspositionTable {
                         (lower, upper) = (score, score);
                     }
                 }
-                // A fail low names no real best move (every move failed; the highest
-                // fail-soft bound is noise), so the one found before is kept.
-                let fails_low = i32::from(score) <= alpha;
-                if best_move == NO_MOVE || (fails_low && old.best_move != NO_MOVE) {
-                    entry_move = old.best_move;
-                }
+                replaced = Some(old);
                 victim = slot;
-                beside = None;
                 break;
             }
             let age = generation.wrapping_sub(old_generation) as i32;
@@ -351,12 +345,18 @@ impl TranspositionTable {
                 victim = slot;
             }
         }
-        if let Some((_, deeper)) = beside {
-            let fails_low = i32::from(score) <= alpha;
-            if best_move == NO_MOVE || (fails_low && deeper.best_move != NO_MOVE) {
-                entry_move = deeper.best_move;
+        // A fail low names no real best move (every move failed; the highest fail-soft bound
+        // is noise), so the one found before, in the entry replaced or the deeper one beside,
+        // is kept.
+        let fails_low = i32::from(score) <= alpha;
+        let entry_move = match replaced.or(beside.map(|(_, deeper)| deeper)) {
+            Some(earlier)
+                if best_move == NO_MOVE || (fails_low && earlier.best_move != NO_MOVE) =>
+            {
+                earlier.best_move
             }
-        }
+            _ => best_move,
+        };
         let entry = TtEntry {
             depth,
             lower,
