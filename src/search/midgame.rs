@@ -4,7 +4,7 @@
 //! first, and the iterations at the root. Where a node reaches the end of the game, the
 //! game's own solver takes over through [`SearchNode::solve_null_window`].
 
-use super::context::{SearchContext, SearchNode, Searcher};
+use super::context::{SearchContext, SearchNode, Searcher, SHARED_MIN_DEPTH};
 use super::helpers::Helpers;
 use super::ordering::{Candidate, MoveList};
 use super::parallel::{in_order, Abort, SharedBest};
@@ -44,7 +44,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
 
     /// Principal variation search, fail-soft. `pv` marks nodes on the principal variation,
     /// searched with an open window; the others get null windows.
-    pub(super) fn pvs(&mut self, node: &N, mut alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
+    pub(super) fn pvs(&mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
         self.count_node();
         if self.stopped() {
             return 0;
@@ -77,7 +77,30 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         if let Some(score) = settled {
             return score;
         }
+        let framed = depth >= SHARED_MIN_DEPTH && self.enter_frame(key, depth, (alpha, beta));
+        let score = self.expand(node, moves, (alpha, beta), depth, pv, table_move);
+        if framed {
+            if let Some(completed_elsewhere) = self.leave_frame() {
+                return completed_elsewhere;
+            }
+        }
+        score
+    }
 
+    /// The search of a node's moves, once the table has not settled it: Multi-ProbCut, the
+    /// enhanced transposition cutoff, then the moves in order (the table's `table_move`
+    /// first), deferring those another thread is in, or splitting them between threads.
+    #[inline]
+    fn expand(
+        &mut self,
+        node: &N,
+        moves: u64,
+        (mut alpha, beta): (i32, i32),
+        depth: u32,
+        pv: bool,
+        table_move: u8,
+    ) -> i32 {
+        let key = node.key();
         if !pv && beta == alpha + 1 && depth >= MIN_CUT_DEPTH && depth < node.moves_left() {
             if let Some(score) = self.probable_cut(node, alpha, beta, depth) {
                 return score;
@@ -142,7 +165,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                     deferred.push(candidate.mv);
                     continue;
                 }
-                busy.enter(child_key);
+                busy.enter(child_key, self.thread);
             }
             let score = if searched == 0 {
                 -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
@@ -150,7 +173,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
             if let Some((busy, child_key)) = child_mark {
-                busy.leave(child_key);
+                busy.leave(child_key, self.thread);
             }
             searched += 1;
             if score > best {
