@@ -366,7 +366,8 @@ pub struct Searcher<'c, 'a, N, E> {
     pub(super) pending_nodes: u64,
     /// The pool thread the searcher runs on, which the busy nodes know it by.
     pub(super) thread: usize,
-    /// The nodes from [`SHARED_MIN_DEPTH`] plies up this thread is inside, root side first.
+    /// The nodes this thread is inside, root side first, from one ply below the nodes that
+    /// mark their moves busy ([`DEFER_MIN_DEPTH`]) up.
     frames: ArrayVec<Frame, MAX_FRAMES>,
     /// Set when another thread completed the node of a frame, with a result in the table that
     /// settles this thread's window there: the frame's index and that result. Every search
@@ -387,10 +388,6 @@ struct Frame {
 /// Frames a thread keeps: one a ply of the deepest search (and of its Multi-ProbCut searches,
 /// which nest within it at a lesser depth); deeper ones go unrecorded.
 const MAX_FRAMES: usize = 128;
-
-/// The shallowest node another thread can tell complete: the moves of nodes from
-/// [`DEFER_MIN_DEPTH`] up are marked busy.
-pub(super) const SHARED_MIN_DEPTH: u32 = DEFER_MIN_DEPTH - 1;
 
 impl<N, E> Drop for Searcher<'_, '_, N, E> {
     fn drop(&mut self) {
@@ -424,9 +421,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         self.unwind.is_some() || self.ctx.stopped() || self.abort.is_some_and(|a| a.raised())
     }
 
-    /// Records that the thread enters a node of `depth` (at least [`SHARED_MIN_DEPTH`]) with
-    /// `window` while helpers are at work; first it takes any notice of a node another
-    /// thread completed. Returns whether the frame was recorded, for
+    /// Records that the thread enters a node of `depth` with `window`, if helpers are at work
+    /// and its parent marks it busy (see [`SearchContext::busy_nodes_at`]); first it takes any
+    /// notice of a node another thread completed. Returns whether the frame was recorded, for
     /// [`Searcher::leave_frame`].
     #[inline]
     pub(super) fn enter_frame(&mut self, key: u64, depth: u32, window: (i32, i32)) -> bool {
@@ -465,18 +462,19 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     fn unwind_to(&mut self, key: u64) {
         let selectivity = self.ctx.probe_selectivity();
         let outer = self.unwind.map_or(self.frames.len(), |(level, _)| level);
-        for (level, frame) in self.frames[..outer].iter().enumerate() {
-            if frame.key != key {
-                continue;
-            }
-            if let (Some(score), _) =
-                self.ctx
-                    .tt
-                    .probe_window(key, frame.depth, selectivity, frame.window)
-            {
-                self.unwind = Some((level, score));
-                return;
-            }
+        let settled = self.frames[..outer]
+            .iter()
+            .enumerate()
+            .filter(|(_, frame)| frame.key == key)
+            .find_map(|(level, frame)| {
+                let (score, _) =
+                    self.ctx
+                        .tt
+                        .probe_window(key, frame.depth, selectivity, frame.window);
+                score.map(|score| (level, score))
+            });
+        if settled.is_some() {
+            self.unwind = settled;
         }
     }
 

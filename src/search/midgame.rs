@@ -4,7 +4,7 @@
 //! first, and the iterations at the root. Where a node reaches the end of the game, the
 //! game's own solver takes over through [`SearchNode::solve_null_window`].
 
-use super::context::{SearchContext, SearchNode, Searcher, SHARED_MIN_DEPTH};
+use super::context::{SearchContext, SearchNode, Searcher};
 use super::helpers::Helpers;
 use super::ordering::{Candidate, MoveList};
 use super::parallel::{in_order, Abort, SharedBest};
@@ -77,8 +77,8 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         if let Some(score) = settled {
             return score;
         }
-        let framed = depth >= SHARED_MIN_DEPTH && self.enter_frame(key, depth, (alpha, beta));
-        let score = self.expand(node, moves, (alpha, beta), depth, pv, table_move);
+        let framed = self.enter_frame(key, depth, (alpha, beta));
+        let score = self.expand(node, moves, (alpha, beta), depth, pv, (key, table_move));
         if framed {
             if let Some(completed_elsewhere) = self.leave_frame() {
                 return completed_elsewhere;
@@ -88,8 +88,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     }
 
     /// The search of a node's moves, once the table has not settled it: Multi-ProbCut, the
-    /// enhanced transposition cutoff, then the moves in order (the table's `table_move`
-    /// first), deferring those another thread is in, or splitting them between threads.
+    /// enhanced transposition cutoff, then the moves in order (the table's move for the
+    /// node's `key` first), deferring those another thread is in, or splitting them between
+    /// threads.
     #[inline]
     fn expand(
         &mut self,
@@ -98,9 +99,8 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         (mut alpha, beta): (i32, i32),
         depth: u32,
         pv: bool,
-        table_move: u8,
+        (key, table_move): (u64, u8),
     ) -> i32 {
-        let key = node.key();
         if !pv && beta == alpha + 1 && depth >= MIN_CUT_DEPTH && depth < node.moves_left() {
             if let Some(score) = self.probable_cut(node, alpha, beta, depth) {
                 return score;
