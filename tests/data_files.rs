@@ -90,3 +90,16 @@ fn every_wthor_game_of_the_fixtures_replays_to_its_recorded_score() {
         "only {finished} of {games} games finished"
     );
 }
+
+#[test]
+fn the_wide_bench_set_holds_96_legal_midgame_positions() {
+    let positions = oxello::tools::bench::read_positions(&common::data_file("bench-96.txt"))
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(positions.len(), 96);
+    for position in positions {
+        let discs = 64 - position.board.empties().count_ones();
+        // 20 to 36 plies in, passes aside: 24 to 40 discs, and a move or a pass to make.
+        assert!((24..=40).contains(&discs), "{discs} discs");
+        assert!(!position.board.is_game_over());
+    }
+}

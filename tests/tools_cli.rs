@@ -242,3 +242,41 @@ fn bench_at_a_move_time_reports_the_depth_of_every_position_and_their_median() {
         "{printed}"
     );
 }
+
+#[test]
+fn bench_searches_the_games_of_a_file_as_the_built_in_positions() {
+    let dir = scratch_dir("bench-positions");
+    let first_built_in = oxello::tools::bench::BENCH_TRANSCRIPTS[0];
+    std::fs::write(
+        dir.join("games.txt"),
+        format!("# two games\n\n{first_built_in}\nf5d6c3d3c4f4\n"),
+    )
+    .unwrap();
+    let rows = |out: &std::process::Output| -> Vec<Vec<String>> {
+        text(&out.stdout)
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("effective"))
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let depth_6 = ["--depth", "6", "--threads", "1"];
+    let from_file = oxello_in(
+        &dir,
+        &[&["bench", "--positions", "games.txt"], &depth_6[..]].concat(),
+    );
+    let built_in = oxello_in(&dir, &[&["bench"], &depth_6[..]].concat());
+    let (file_rows, built_in_rows) = (rows(&from_file), rows(&built_in));
+    assert_eq!(file_rows.len(), 2, "{}", text(&from_file.stdout));
+    assert_eq!(built_in_rows.len(), 12, "{}", text(&built_in.stdout));
+    // The same position gets the same move, score and nodes (one thread is deterministic).
+    assert_eq!(file_rows[0][1..5], built_in_rows[0][1..5]);
+
+    std::fs::write(dir.join("bad.txt"), "f5d6c3d3c4f4\nf5f5\n").unwrap();
+    let bad = oxello_in(&dir, &["bench", "--positions", "bad.txt", "--depth", "2"]);
+    assert_fails_with(&bad, "bad.txt line 2");
+    std::fs::write(dir.join("empty.txt"), "# nothing\n").unwrap();
+    let empty = oxello_in(&dir, &["bench", "--positions", "empty.txt", "--depth", "2"]);
+    assert_fails_with(&empty, "empty.txt holds no game");
+    std::fs::remove_dir_all(&dir).ok();
+}

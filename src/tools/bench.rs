@@ -1,13 +1,17 @@
 //! `oxello bench`: searches a fixed set of midgame positions to a fixed depth with a fresh
 //! table each, and reports the total nodes (a signature of the search's behaviour with one
 //! thread), the speed, and the effective branching factor per iteration; with `--scaling`,
-//! the time to depth and the nodes for each thread count, against the first.
+//! the time to depth and the nodes for each thread count, against the first. `--positions`
+//! searches the games of a file instead, such as `data/bench-96.txt`, where twelve positions
+//! are too few (a thread count's node total over twelve swings with one or two of them).
 
 use crate::board::{Move, Position};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::{format_move, parse_transcript};
 use crate::search::{Limits, OrderingOptions, ParallelOptions, SearchOptions, DEFAULT_SELECTIVITY};
+use anyhow::Context;
+use std::path::Path;
 use std::time::Duration;
 
 /// Twelve positions from tournament games (WTHOR 2020), 20 to 36 plies in.
@@ -38,6 +42,26 @@ pub fn bench_positions() -> Vec<Position> {
         .collect()
 }
 
+/// The positions of a file of game transcripts from the start, one a line (`f5d6c3...`, passes
+/// implied); blank lines and lines starting with `#` are skipped.
+pub fn read_positions(path: &Path) -> anyhow::Result<Vec<Position>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let positions = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(number, line)| {
+            parse_transcript(line, &Position::START)
+                .map(|(_, position)| position)
+                .with_context(|| format!("{} line {number}", path.display()))
+        })
+        .collect::<anyhow::Result<Vec<Position>>>()?;
+    anyhow::ensure!(!positions.is_empty(), "{} holds no game", path.display());
+    Ok(positions)
+}
+
 /// What one bench position took.
 #[derive(Clone, Debug)]
 pub struct BenchLine {
@@ -51,8 +75,10 @@ pub struct BenchLine {
     pub nodes_per_iteration: Vec<u64>,
 }
 
-/// Searches every bench position under `limits` with a fresh engine of `options` and `search`.
+/// Searches every one of `positions` under `limits` with a fresh engine of `options` and
+/// `search`.
 pub fn run_bench(
+    positions: &[Position],
     options: EngineOptions,
     evaluation: Evaluation,
     limits: Limits,
@@ -61,7 +87,7 @@ pub fn run_bench(
 ) -> anyhow::Result<Vec<BenchLine>> {
     let mut engine = Engine::with_evaluation(options, evaluation)?;
     let mut lines = Vec::new();
-    for (i, position) in bench_positions().into_iter().enumerate() {
+    for (i, &position) in positions.iter().enumerate() {
         engine.new_game(position);
         let mut per_iteration = Vec::new();
         let result = engine.search(&limits, search, &mut |p| per_iteration.push(p.nodes));
@@ -162,6 +188,11 @@ pub struct BenchArgs {
     /// medians are reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     rounds: u32,
+    /// Search the games of this file instead of the built-in twelve positions: one transcript
+    /// from the start a line, e.g. `data/bench-96.txt` (96 positions, for scaling figures that
+    /// one or two positions do not sway).
+    #[arg(long)]
+    positions: Option<std::path::PathBuf>,
 }
 
 impl BenchArgs {
@@ -178,9 +209,17 @@ impl BenchArgs {
             },
         }
     }
+
+    /// The positions to search: the file's, or the built-in twelve.
+    fn positions(&self) -> anyhow::Result<Vec<Position>> {
+        match &self.positions {
+            Some(path) => read_positions(path),
+            None => Ok(bench_positions()),
+        }
+    }
 }
 
-/// One thread count's bench: the total time and nodes of the twelve searches.
+/// One thread count's bench: the total time and nodes of its searches.
 fn totals(lines: &[BenchLine]) -> (f64, u64) {
     (
         lines.iter().map(|l| l.elapsed.as_secs_f64()).sum(),
@@ -205,6 +244,7 @@ struct ScalingRuns {
 /// `n` one-thread benches at once, one an OS thread: the mean of their times.
 fn side_by_side(
     n: usize,
+    positions: &[Position],
     args: &BenchArgs,
     search: SearchOptions,
     evaluation: &Evaluation,
@@ -218,8 +258,15 @@ fn side_by_side(
             .map(|_| {
                 let evaluation = evaluation.clone();
                 scope.spawn(move || {
-                    run_bench(options, evaluation, args.limits(), search, |_, _| {})
-                        .map(|lines| totals(&lines).0)
+                    run_bench(
+                        positions,
+                        options,
+                        evaluation,
+                        args.limits(),
+                        search,
+                        |_, _| {},
+                    )
+                    .map(|lines| totals(&lines).0)
                 })
             })
             .collect();
@@ -237,6 +284,7 @@ fn side_by_side(
 /// against. Thread counts beyond the machine's cores still measure the node overhead, but
 /// their time says nothing: the row says so.
 fn run_scaling(
+    positions: &[Position],
     args: &BenchArgs,
     search: SearchOptions,
     evaluation: Evaluation,
@@ -252,6 +300,7 @@ fn run_scaling(
                 hash_mib: args.hash,
             };
             let lines = run_bench(
+                positions,
                 options,
                 evaluation.clone(),
                 args.limits(),
@@ -265,7 +314,7 @@ fn run_scaling(
             );
             runs[i].shared.push((seconds, nodes));
             if measures_cores && (2..=cores).contains(&(threads as usize)) {
-                let seconds = side_by_side(threads as usize, args, search, &evaluation)?;
+                let seconds = side_by_side(threads as usize, positions, args, search, &evaluation)?;
                 log::info!(
                     "round {} {threads} one-thread benches at once: {seconds:.3} s each",
                     round + 1
@@ -331,8 +380,9 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         selectivity: args.selectivity,
         ..SearchOptions::default()
     };
+    let positions = args.positions()?;
     if !args.scaling.is_empty() {
-        return run_scaling(args, search, evaluation);
+        return run_scaling(&positions, args, search, evaluation);
     }
     let options = EngineOptions {
         threads,
@@ -342,19 +392,26 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         "{:>3} {:>5} {:>4} {:>5} {:>12} {:>9} {:>11}",
         "#", "move", "eval", "depth", "nodes", "time", "nps"
     );
-    let lines = run_bench(options, evaluation, args.limits(), search, |i, line| {
-        let mv = line.best_move.map_or(Move::Pass, Move::Play);
-        println!(
-            "{:>3} {:>5} {:>+4} {:>5} {:>12} {:>8.3}s {:>11.0}",
-            i + 1,
-            format_move(mv),
-            line.score,
-            line.depth,
-            line.nodes,
-            line.elapsed.as_secs_f64(),
-            line.nodes as f64 / line.elapsed.as_secs_f64().max(1e-9)
-        );
-    })?;
+    let lines = run_bench(
+        &positions,
+        options,
+        evaluation,
+        args.limits(),
+        search,
+        |i, line| {
+            let mv = line.best_move.map_or(Move::Pass, Move::Play);
+            println!(
+                "{:>3} {:>5} {:>+4} {:>5} {:>12} {:>8.3}s {:>11.0}",
+                i + 1,
+                format_move(mv),
+                line.score,
+                line.depth,
+                line.nodes,
+                line.elapsed.as_secs_f64(),
+                line.nodes as f64 / line.elapsed.as_secs_f64().max(1e-9)
+            );
+        },
+    )?;
     let ebf: Vec<String> = branching_factors(&lines)
         .iter()
         .map(|(d, b)| format!("{d}:{b:.2}"))
