@@ -274,7 +274,7 @@ fn bench_searches_the_games_of_a_file_as_the_built_in_positions() {
 
     std::fs::write(dir.join("bad.txt"), "f5d6c3d3c4f4\nf5f5\n").unwrap();
     let bad = oxello_in(&dir, &["bench", "--positions", "bad.txt", "--depth", "2"]);
-    assert_fails_with(&bad, "bad.txt line 2");
+    assert_fails_with(&bad, "bad.txt: line 2");
     std::fs::write(dir.join("empty.txt"), "# nothing\n").unwrap();
     let empty = oxello_in(&dir, &["bench", "--positions", "empty.txt", "--depth", "2"]);
     assert_fails_with(&empty, "empty.txt holds no game");

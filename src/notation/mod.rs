@@ -12,7 +12,7 @@ pub use board_text::{format_position, parse_position};
 pub use ggf::{format_clock, parse_clock, Clock, GgfGame, GgfMove};
 pub use obf::{parse_obf_file, ObfEntry};
 pub use square::{format_move, format_square, parse_move, parse_square};
-pub use transcript::{format_transcript, parse_transcript};
+pub use transcript::{format_transcript, parse_transcript, parse_transcript_lines};
 pub use wthor::{read_wthor_file, write_wthor, WthorFile, WthorGame, WthorHeader};
 
 /// A text that does not follow the format it was given as.

@@ -6,6 +6,20 @@ use super::square::parse_move;
 use super::NotationError;
 use crate::board::{Move, Position};
 
+/// Parses transcripts from the start, one a line, as opening lists and position files hold
+/// them; blank lines and `%` or `#` comments are skipped. Returns each game's moves (passes
+/// explicit) and final position, or the first bad line's number and fault.
+pub fn parse_transcript_lines(text: &str) -> Result<Vec<(Vec<Move>, Position)>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i, line.split(['%', '#']).next().unwrap_or("").trim()))
+        .filter(|(_, line)| !line.is_empty())
+        .map(|(i, line)| {
+            parse_transcript(line, &Position::START).map_err(|e| format!("line {}: {e}", i + 1))
+        })
+        .collect()
+}
+
 /// Parses a transcript played from `start`, checking every move; returns the moves with every
 /// pass explicit, and the final position.
 pub fn parse_transcript(
@@ -63,6 +77,19 @@ pub fn format_transcript(moves: &[Move]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_of_transcripts_skip_comments_and_name_a_bad_line() {
+        let games = parse_transcript_lines("# two games\n\nf5d6 % an opening\n  f5f6e6\n").unwrap();
+        let moves: Vec<String> = games.iter().map(|(m, _)| format_transcript(m)).collect();
+        assert_eq!(moves, ["f5d6", "f5f6e6"]);
+        assert_eq!(
+            games[1].1,
+            parse_transcript("f5f6e6", &Position::START).unwrap().1
+        );
+        let fault = parse_transcript_lines("f5d6\n# fine\nf5f5\n").unwrap_err();
+        assert!(fault.starts_with("line 3: "), "{fault}");
+    }
 
     #[test]
     fn parses_and_prints_an_opening() {

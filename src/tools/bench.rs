@@ -8,7 +8,7 @@
 use crate::board::{Move, Position};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
-use crate::notation::{format_move, parse_transcript};
+use crate::notation::{format_move, parse_transcript, parse_transcript_lines};
 use crate::search::{Limits, OrderingOptions, ParallelOptions, SearchOptions, DEFAULT_SELECTIVITY};
 use anyhow::Context;
 use std::path::Path;
@@ -43,23 +43,14 @@ pub fn bench_positions() -> Vec<Position> {
 }
 
 /// The positions of a file of game transcripts from the start, one a line (`f5d6c3...`, passes
-/// implied); blank lines and lines starting with `#` are skipped.
+/// implied); blank lines and `%` or `#` comments are skipped.
 pub fn read_positions(path: &Path) -> anyhow::Result<Vec<Position>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let positions = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.trim()))
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| {
-            parse_transcript(line, &Position::START)
-                .map(|(_, position)| position)
-                .with_context(|| format!("{} line {number}", path.display()))
-        })
-        .collect::<anyhow::Result<Vec<Position>>>()?;
-    anyhow::ensure!(!positions.is_empty(), "{} holds no game", path.display());
-    Ok(positions)
+    let games =
+        parse_transcript_lines(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    anyhow::ensure!(!games.is_empty(), "{} holds no game", path.display());
+    Ok(games.into_iter().map(|(_, position)| position).collect())
 }
 
 /// What one bench position took.

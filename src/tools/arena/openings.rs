@@ -1,7 +1,7 @@
 //! Opening lists: one transcript a line (the XOT format), chosen reproducibly by a seed.
 
-use crate::board::{Move, Position};
-use crate::notation::parse_transcript;
+use crate::board::Move;
+use crate::notation::parse_transcript_lines;
 
 /// Matthias Berg's large XOT list (10,784 balanced 8-move openings), built into the binary so
 /// that `oxello match` finds its openings from any directory.
@@ -9,16 +9,9 @@ pub const BUILTIN_XOT: &str = include_str!("../../../data/xot-openings-large.txt
 
 /// Reads openings from `text`, one transcript a line; blank lines and `%`/`#` comments skipped.
 pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
-    text.lines()
-        .enumerate()
-        .map(|(i, line)| (i, line.split(['%', '#']).next().unwrap_or("").trim()))
-        .filter(|(_, line)| !line.is_empty())
-        .map(|(i, line)| {
-            parse_transcript(line, &Position::START)
-                .map(|(moves, _)| moves)
-                .map_err(|e| format!("opening on line {}: {e}", i + 1))
-        })
-        .collect()
+    parse_transcript_lines(text)
+        .map(|games| games.into_iter().map(|(moves, _)| moves).collect())
+        .map_err(|e| format!("opening on {e}"))
 }
 
 /// `count` openings drawn without repetition by `seed` (all of them, shuffled, if fewer).
