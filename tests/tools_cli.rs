@@ -222,7 +222,7 @@ fn bench_scaling_reports_a_row_per_thread_count() {
 }
 
 #[test]
-fn bench_at_a_move_time_reports_the_depth_of_every_position_and_their_median() {
+fn bench_at_a_move_time_reports_the_depth_of_every_position_their_median_and_mean() {
     let out = oxello_in(
         &scratch_dir("bench-move-time"),
         &["bench", "--move-time", "40", "--threads", "1"],
@@ -239,6 +239,11 @@ fn bench_at_a_move_time_reports_the_depth_of_every_position_and_their_median() {
     sorted.sort_unstable();
     assert!(
         printed.contains(&format!("median depth {} at 40 ms a move", sorted[6])),
+        "{printed}"
+    );
+    let mean = f64::from(depths.iter().sum::<u32>()) / 12.0;
+    assert!(
+        printed.contains(&format!("mean depth {mean:.2} at 40 ms a move")),
         "{printed}"
     );
 }

@@ -412,8 +412,11 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         ebf.join(" ")
     );
     if let Some(ms) = args.move_time {
-        let depths = lines.iter().map(|l| f64::from(l.depth)).collect();
+        let depths: Vec<f64> = lines.iter().map(|l| f64::from(l.depth)).collect();
+        // The mean tells apart what the median, a whole ply, hides.
+        let mean = depths.iter().sum::<f64>() / depths.len() as f64;
         println!("median depth {} at {ms} ms a move", median(depths));
+        println!("mean depth {mean:.2} at {ms} ms a move");
     }
     let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
     let seconds: f64 = lines.iter().map(|l| l.elapsed.as_secs_f64()).sum();
