@@ -222,6 +222,61 @@ fn bench_scaling_reports_a_row_per_thread_count() {
 }
 
 #[test]
+fn bench_scaling_per_position_gives_each_positions_nodes_and_ratios() {
+    let dir = scratch_dir("bench-per-position");
+    let one_thread = text(&oxello_in(&dir, &["bench", "--depth", "6", "--threads", "1"]).stdout);
+    let single: Vec<u64> = one_thread
+        .lines()
+        .skip(1)
+        .take(12)
+        .map(|l| l.split_whitespace().nth(4).unwrap().parse().unwrap())
+        .collect();
+    let out = oxello_in(
+        &dir,
+        &[
+            "bench",
+            "--depth",
+            "6",
+            "--scaling",
+            "1,2",
+            "--rounds",
+            "3",
+            "--per-position",
+        ],
+    );
+    let printed = text(&out.stdout);
+    let rows: Vec<Vec<&str>> = printed
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with('#'))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 12, "{printed}");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], (i + 1).to_string(), "{printed}");
+        let nodes: u64 = row[1].parse().unwrap();
+        assert_eq!(
+            nodes, single[i],
+            "one thread's nodes are its signature: {printed}"
+        );
+        let two: u64 = row[2].parse().unwrap();
+        assert!(two > 0, "{printed}");
+        let ratio = |field: &str| -> f64 {
+            field
+                .trim_matches(|c| c == '(' || c == ')' || c == 'x')
+                .parse()
+                .unwrap()
+        };
+        let (range_low, range_high) = row[4].split_once('-').unwrap();
+        let (median, low, high) = (ratio(row[3]), ratio(range_low), ratio(range_high));
+        assert!(low <= median && median <= high, "{printed}");
+    }
+    let refused = oxello_in(&dir, &["bench", "--per-position"]);
+    assert!(!refused.status.success(), "--per-position needs --scaling");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn bench_at_a_move_time_reports_the_depth_of_every_position_their_median_and_mean() {
     let out = oxello_in(
         &scratch_dir("bench-move-time"),

@@ -172,13 +172,18 @@ pub struct BenchArgs {
     selectivity: u8,
     /// Thread counts to compare, e.g. 1,2,4,8: a row each with the time to depth, the nodes
     /// and the speed, and the speedup and node overhead against the first count (replaces
-    /// the per-position rows).
+    /// the row of each search; `--per-position` gives one a position instead).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=256))]
     scaling: Vec<u64>,
     /// With --scaling: runs of every thread count, taken in turn (1, 2, ..., 1, 2, ...), whose
     /// medians are reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     rounds: u32,
+    /// With --scaling: after the rows, a line a position with its median nodes at each thread
+    /// count and, for the counts after the first, the median and range of its per-round ratio
+    /// to the first count's nodes (which positions make the node overhead, and how steadily).
+    #[arg(long, requires = "scaling")]
+    per_position: bool,
     /// Search the games of this file instead of the built-in twelve positions: one transcript
     /// from the start a line, e.g. `data/bench-96.txt` (96 positions, for scaling figures that
     /// one or two positions do not sway).
@@ -230,6 +235,8 @@ fn median(mut values: Vec<f64>) -> f64 {
 struct ScalingRuns {
     shared: Vec<(f64, u64)>,
     side_by_side: Vec<f64>,
+    /// Each round's nodes, position by position.
+    per_position: Vec<Vec<u64>>,
 }
 
 /// `n` one-thread benches at once, one an OS thread: the mean of their times.
@@ -304,6 +311,9 @@ fn run_scaling(
                 round + 1
             );
             runs[i].shared.push((seconds, nodes));
+            runs[i]
+                .per_position
+                .push(lines.iter().map(|l| l.nodes).collect());
             if measures_cores && (2..=cores).contains(&(threads as usize)) {
                 let seconds = side_by_side(threads as usize, positions, args, search, &evaluation)?;
                 log::info!(
@@ -345,7 +355,57 @@ fn run_scaling(
             nodes / seconds.max(1e-9),
         );
     }
+    if args.per_position {
+        print_per_position(&args.scaling, &runs, positions.len());
+    }
     Ok(())
+}
+
+/// The `--per-position` table of `oxello bench --scaling`: a position's median nodes at each
+/// thread count and, after the first count, the median and range of the per-round ratios.
+fn print_per_position(counts: &[u64], runs: &[ScalingRuns], positions: usize) {
+    let header: Vec<String> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &threads)| {
+            let width = if i == 0 { 12 } else { 33 };
+            let name = if threads == 1 { "thread" } else { "threads" };
+            format!("{:>width$}", format!("{threads} {name}"))
+        })
+        .collect();
+    println!("{:>4} {}", "#", header.join(" "));
+    let first = &runs[0].per_position;
+    for position in 0..positions {
+        let cells: Vec<String> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let nodes = median(
+                    run.per_position
+                        .iter()
+                        .map(|round| round[position] as f64)
+                        .collect(),
+                );
+                if i == 0 {
+                    return format!("{nodes:>12.0}");
+                }
+                let mut ratios: Vec<f64> = run
+                    .per_position
+                    .iter()
+                    .zip(first)
+                    .map(|(round, base)| round[position] as f64 / (base[position] as f64).max(1.0))
+                    .collect();
+                ratios.sort_by(f64::total_cmp);
+                format!(
+                    "{nodes:>12.0} {:>5.2}x ({:.2}-{:.2}x)",
+                    median(ratios.clone()),
+                    ratios[0],
+                    ratios[ratios.len() - 1]
+                )
+            })
+            .collect();
+        println!("{:>4} {}", position + 1, cells.join(" "));
+    }
 }
 
 /// Runs `oxello bench` on `threads` threads: a row a position, the effective branching factor
