@@ -231,20 +231,10 @@ fn bench_scaling_per_position_gives_each_positions_nodes_and_ratios() {
         .take(12)
         .map(|l| l.split_whitespace().nth(4).unwrap().parse().unwrap())
         .collect();
-    let out = oxello_in(
-        &dir,
-        &[
-            "bench",
-            "--depth",
-            "6",
-            "--scaling",
-            "1,2",
-            "--rounds",
-            "3",
-            "--per-position",
-        ],
-    );
-    let printed = text(&out.stdout);
+    let per_position: Vec<&str> = "bench --depth 6 --scaling 1,2 --rounds 3 --per-position"
+        .split(' ')
+        .collect();
+    let printed = text(&oxello_in(&dir, &per_position).stdout);
     let rows: Vec<Vec<&str>> = printed
         .lines()
         .skip_while(|l| !l.trim_start().starts_with('#'))

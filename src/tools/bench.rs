@@ -233,10 +233,18 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// says what the cores give when no work is shared.
 #[derive(Default, Clone)]
 struct ScalingRuns {
-    shared: Vec<(f64, u64)>,
-    side_by_side: Vec<f64>,
-    /// Each round's nodes, position by position.
+    /// Each round's time of the bench on that many threads.
+    seconds: Vec<f64>,
+    /// Each round's nodes of that bench, position by position.
     per_position: Vec<Vec<u64>>,
+    side_by_side: Vec<f64>,
+}
+
+impl ScalingRuns {
+    /// The nodes of a round's bench, all positions together.
+    fn nodes(&self, round: usize) -> u64 {
+        self.per_position[round].iter().sum()
+    }
 }
 
 /// `n` one-thread benches at once, one an OS thread: the mean of their times.
@@ -310,7 +318,7 @@ fn run_scaling(
                 "round {} threads {threads}: {seconds:.3} s {nodes} nodes",
                 round + 1
             );
-            runs[i].shared.push((seconds, nodes));
+            runs[i].seconds.push(seconds);
             runs[i]
                 .per_position
                 .push(lines.iter().map(|l| l.nodes).collect());
@@ -331,18 +339,23 @@ fn run_scaling(
     // Each ratio is taken within a round, between runs minutes apart at most, and the rows
     // show their medians: the machine's speed drifts more than that between rounds.
     let first = &runs[0];
-    let ratio =
-        |per_round: &dyn Fn(usize) -> f64| median((0..first.shared.len()).map(per_round).collect());
+    let ratio = |per_round: &dyn Fn(usize) -> f64| {
+        median((0..first.seconds.len()).map(per_round).collect())
+    };
     for (&threads, run) in args.scaling.iter().zip(&runs) {
-        let seconds = median(run.shared.iter().map(|x| x.0).collect());
-        let nodes = median(run.shared.iter().map(|x| x.1 as f64).collect());
-        let speedup = ratio(&|r| first.shared[r].0 / run.shared[r].0.max(1e-9));
-        let overhead = ratio(&|r| run.shared[r].1 as f64 / (first.shared[r].1 as f64).max(1.0));
+        let seconds = median(run.seconds.clone());
+        let nodes = median(
+            (0..run.seconds.len())
+                .map(|r| run.nodes(r) as f64)
+                .collect(),
+        );
+        let speedup = ratio(&|r| first.seconds[r] / run.seconds[r].max(1e-9));
+        let overhead = ratio(&|r| run.nodes(r) as f64 / (first.nodes(r) as f64).max(1.0));
         let ceiling = if run.side_by_side.is_empty() {
             "-".to_string()
         } else {
             let cores_give =
-                ratio(&|r| threads as f64 * first.shared[r].0 / run.side_by_side[r].max(1e-9));
+                ratio(&|r| threads as f64 * first.seconds[r] / run.side_by_side[r].max(1e-9));
             format!("{cores_give:.2}x")
         };
         let note = if threads as usize > cores {
