@@ -221,16 +221,24 @@ fn bench_scaling_reports_a_row_per_thread_count() {
     }
 }
 
+/// Column `column` of the twelve position rows `oxello bench` prints after its header.
+fn bench_column<T: std::str::FromStr>(printed: &str, column: usize) -> Vec<T> {
+    printed
+        .lines()
+        .skip(1)
+        .take(12)
+        .map(|l| match l.split_whitespace().nth(column).map(str::parse) {
+            Some(Ok(value)) => value,
+            _ => panic!("no column {column} in {l:?}:\n{printed}"),
+        })
+        .collect()
+}
+
 #[test]
 fn bench_scaling_per_position_gives_each_positions_nodes_and_ratios() {
     let dir = scratch_dir("bench-per-position");
     let one_thread = text(&oxello_in(&dir, &["bench", "--depth", "6", "--threads", "1"]).stdout);
-    let single: Vec<u64> = one_thread
-        .lines()
-        .skip(1)
-        .take(12)
-        .map(|l| l.split_whitespace().nth(4).unwrap().parse().unwrap())
-        .collect();
+    let single: Vec<u64> = bench_column(&one_thread, 4);
     let per_position: Vec<&str> = "bench --depth 6 --scaling 1,2 --rounds 3 --per-position"
         .split(' ')
         .collect();
@@ -273,12 +281,7 @@ fn bench_at_a_move_time_reports_the_depth_of_every_position_their_median_and_mea
         &["bench", "--move-time", "40", "--threads", "1"],
     );
     let printed = text(&out.stdout);
-    let depths: Vec<u32> = printed
-        .lines()
-        .skip(1)
-        .take(12)
-        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
-        .collect();
+    let depths: Vec<u32> = bench_column(&printed, 3);
     assert!(depths.iter().all(|&d| d >= 4), "{printed}");
     let mut sorted = depths.clone();
     sorted.sort_unstable();
