@@ -2,6 +2,7 @@
 
 mod common;
 
+use oxello::board::Color;
 use oxello::notation::GgfGame;
 use oxello::tools::arena::stats::{elo_of_score, score_of_elo};
 use oxello::tools::arena::{
@@ -52,6 +53,7 @@ fn match_config(second: EngineSpec, openings: usize, time: TimeControl) -> Match
         ],
         openings: xot(openings),
         time,
+        time_odds: 1.0,
         margin: Duration::from_millis(300),
         concurrency: 1,
         games_file: None,
@@ -76,6 +78,7 @@ fn a_short_match_plays_every_game_with_consistent_totals() {
         ],
         openings: xot(3),
         time: TimeControl::Depth(1),
+        time_odds: 1.0,
         margin: Duration::from_millis(500),
         concurrency: 2,
         games_file: Some(games_file.clone()),
@@ -148,6 +151,70 @@ fn misbehaving_engines_lose_and_the_match_goes_on() {
         report.tallies[0].time_losses + report.tallies[0].crashes + report.tallies[0].illegal_moves,
         0
     );
+}
+
+#[test]
+fn time_odds_give_the_second_engine_its_own_time() {
+    let slow = spec("slow", fake_engine("slow"), Protocol::Gtp);
+    let config = MatchConfig {
+        time_odds: 2.5,
+        ..match_config(slow, 2, TimeControl::PerMove(1.0))
+    };
+    let report = run_match(&config, |_, _| {}).unwrap();
+    assert_eq!(
+        report.tallies[1].time_losses, 0,
+        "two seconds within two and a half"
+    );
+    assert_eq!(
+        report.tallies[1].illegal_moves, 4,
+        "its move is then judged"
+    );
+}
+
+#[test]
+fn games_under_time_odds_record_each_players_clock() {
+    let games_file =
+        std::env::temp_dir().join(format!("oxello-arena-odds-{}.ggf", std::process::id()));
+    std::fs::remove_file(&games_file).ok();
+    let config = MatchConfig {
+        engines: [
+            spec("first", oxello("--depth 1 --threads 1"), Protocol::Gtp),
+            spec("second", oxello("--depth 1 --threads 1"), Protocol::NBoard),
+        ],
+        time_odds: 2.0,
+        games_file: Some(games_file.clone()),
+        ..match_config(
+            spec("unused", String::new(), Protocol::Gtp),
+            1,
+            TimeControl::Clock {
+                main: 30.0,
+                increment: 0.5,
+            },
+        )
+    };
+    let report = run_match(&config, |_, outcome| {
+        assert!(outcome.failure.is_none(), "{:?}", outcome.failure)
+    })
+    .unwrap();
+    assert_eq!(report.games, 2);
+    let text = std::fs::read_to_string(&games_file).unwrap();
+    let mut first_colours = Vec::new();
+    for line in text.lines() {
+        let game = GgfGame::parse(line).unwrap();
+        assert_eq!(game.tag("TI"), None, "each player has a clock of its own");
+        let first = if game.tag("PB") == Some("first") {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let first_clock = game.clock(first).unwrap().unwrap();
+        let second_clock = game.clock(first.other()).unwrap().unwrap();
+        assert_eq!((first_clock.main, first_clock.increment), (30.0, 0.5));
+        assert_eq!((second_clock.main, second_clock.increment), (60.0, 1.0));
+        first_colours.push(first);
+    }
+    assert_eq!(first_colours, [Color::Black, Color::White]);
+    std::fs::remove_file(&games_file).ok();
 }
 
 #[test]
@@ -281,6 +348,7 @@ fn shards_join_into_the_whole_match_and_a_match_resumes_from_its_file() {
         ],
         openings: xot(4),
         time: TimeControl::Depth(1),
+        time_odds: 1.0,
         margin: Duration::from_millis(500),
         concurrency: 1,
         games_file: Some(file(games_file)),

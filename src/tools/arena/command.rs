@@ -59,6 +59,11 @@ pub struct MatchArgs {
     /// Game clock: seconds of main time, optionally plus an increment (e.g. 60+0.5).
     #[arg(long)]
     tc: Option<String>,
+    /// Time odds: the second engine gets this many times the first engine's time (per move,
+    /// or main time and increment on the clock), e.g. 2 to play one thread against one with
+    /// twice the time.
+    #[arg(long, default_value_t = 1.0, conflicts_with = "depth", value_parser = parse_time_odds)]
+    time_odds: f64,
     /// Milliseconds an engine may exceed its time before it loses on time.
     #[arg(long, default_value_t = 200)]
     margin: u64,
@@ -75,6 +80,13 @@ pub struct MatchArgs {
     /// Stop on a verdict of the sequential test, e.g. "elo0=0 elo1=10 alpha=0.05 beta=0.05".
     #[arg(long)]
     sprt: Option<String>,
+}
+
+fn parse_time_odds(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|odds| odds.is_finite() && *odds > 0.0)
+        .ok_or_else(|| format!("time odds are a positive factor such as 2 or 0.5, not '{text}'"))
 }
 
 /// The name of an engine: given, or the program name of its command line.
@@ -149,6 +161,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             choose_openings(&all, args.openings, args.seed)
         },
         time,
+        time_odds: args.time_odds,
         margin: std::time::Duration::from_millis(args.margin),
         concurrency: args.concurrency,
         games_file: args.games_file,

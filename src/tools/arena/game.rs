@@ -53,15 +53,16 @@ impl Seats<'_> {
     }
 }
 
-/// Plays one game from `opening`; a failing engine loses it and is dropped.
+/// Plays one game from `opening`, Black and White each on their own time control of
+/// `times`; a failing engine loses it and is dropped.
 pub fn play_game(
     seats: &mut Seats<'_>,
     opening: &[Move],
-    time: TimeControl,
+    times: [TimeControl; 2],
     margin: Duration,
 ) -> GameOutcome {
     let names = [seats.specs[0].name.as_str(), seats.specs[1].name.as_str()];
-    let mut record = game_record(names, time);
+    let mut record = game_record(names, times);
     let forfeit = |record: GgfGame, seats: &mut Seats<'_>, color: Color, failure: Failure| {
         log::info!(
             "{} ({color:?}) forfeits: {failure:?}",
@@ -85,6 +86,7 @@ pub fn play_game(
         }
     };
     for color in [Color::Black, Color::White] {
+        let time = times[index(color)];
         if let Err(failure) = seats.player(color).and_then(|p| p.new_game(opening, time)) {
             return forfeit(record, seats, color, failure);
         }
@@ -94,12 +96,13 @@ pub fn play_game(
         record_move(&mut record, position.side_to_move, mv, None);
         position = position.play(mv).expect("openings are checked when loaded");
     }
-    let mut remaining = match time {
-        TimeControl::Clock { main, .. } => [main, main],
-        _ => [0.0, 0.0],
-    };
+    let mut remaining = times.map(|time| match time {
+        TimeControl::Clock { main, .. } => main,
+        _ => 0.0,
+    });
     while !position.board.is_game_over() {
         let color = position.side_to_move;
+        let time = times[index(color)];
         if position.board.must_pass() {
             for teller in [Color::Black, Color::White] {
                 if let Err(failure) = seats

@@ -35,7 +35,11 @@ pub struct MatchConfig {
     pub engines: [EngineSpec; 2],
     /// Openings, each played twice.
     pub openings: Vec<Vec<Move>>,
+    /// The first engine's time control.
     pub time: TimeControl,
+    /// The second engine's time as a multiple of the first's (1 for an even match): time
+    /// odds, e.g. to weigh a second thread against twice the time.
+    pub time_odds: f64,
     /// Time an engine may go over its limit before it loses on time.
     pub margin: Duration,
     pub concurrency: usize,
@@ -197,10 +201,12 @@ pub fn run_match(
                         specs,
                         players: seats_players,
                     };
+                    let times = [config.time, config.time.scaled(config.time_odds)];
+                    let seat_times = [times[black], times[white]];
                     let outcome = play_game(
                         &mut seats,
                         &config.openings[job.opening],
-                        config.time,
+                        seat_times,
                         config.margin,
                     );
                     if results.send((job, outcome)).is_err() {

@@ -49,6 +49,21 @@ pub enum TimeControl {
     Clock { main: f64, increment: f64 },
 }
 
+impl TimeControl {
+    /// This time control with `factor` times the time: the time per move, or the clock's
+    /// main time and increment (a depth stays as it is). For time odds.
+    pub fn scaled(self, factor: f64) -> TimeControl {
+        match self {
+            TimeControl::Depth(depth) => TimeControl::Depth(depth),
+            TimeControl::PerMove(seconds) => TimeControl::PerMove(seconds * factor),
+            TimeControl::Clock { main, increment } => TimeControl::Clock {
+                main: main * factor,
+                increment: increment * factor,
+            },
+        }
+    }
+}
+
 /// What went wrong with an engine during a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
@@ -312,21 +327,31 @@ impl Player {
     }
 }
 
-/// The record of a game in GGF with the match's clock.
-pub fn game_record(names: [&str; 2], time: TimeControl) -> GgfGame {
+/// The record of a game in GGF with the players' clocks: `TI` when both have the same one,
+/// else `TB` and `TW` (time odds). `times` are Black's and White's.
+pub fn game_record(names: [&str; 2], times: [TimeControl; 2]) -> GgfGame {
     let mut game = GgfGame::new(Position::START);
     game.tags.push(("PC".into(), "oxello match".into()));
     game.tags.push(("PB".into(), names[0].into()));
     game.tags.push(("PW".into(), names[1].into()));
-    if let TimeControl::Clock { main, increment } = time {
-        game.tags.push((
-            "TI".into(),
-            format_clock(&Clock {
-                main,
-                increment,
-                grace: 0.0,
-            }),
-        ));
+    let clock_tag = |time: TimeControl| match time {
+        TimeControl::Clock { main, increment } => Some(format_clock(&Clock {
+            main,
+            increment,
+            grace: 0.0,
+        })),
+        _ => None,
+    };
+    if times[0] == times[1] {
+        if let Some(clock) = clock_tag(times[0]) {
+            game.tags.push(("TI".into(), clock));
+        }
+    } else {
+        for (tag, time) in ["TB", "TW"].into_iter().zip(times) {
+            if let Some(clock) = clock_tag(time) {
+                game.tags.push((tag.into(), clock));
+            }
+        }
     }
     game.tags.push(("TY".into(), "8".into()));
     game
