@@ -161,13 +161,11 @@ fn time_odds_give_the_second_engine_its_own_time() {
         ..match_config(slow, 2, TimeControl::PerMove(1.0))
     };
     let report = run_match(&config, |_, _| {}).unwrap();
+    let second = report.tallies[1];
     assert_eq!(
-        report.tallies[1].time_losses, 0,
-        "two seconds within two and a half"
-    );
-    assert_eq!(
-        report.tallies[1].illegal_moves, 4,
-        "its move is then judged"
+        (second.time_losses, second.illegal_moves),
+        (0, 4),
+        "two seconds are within two and a half, so its move is judged (and is illegal)"
     );
 }
 
