@@ -174,21 +174,15 @@ fn games_under_time_odds_record_each_players_clock() {
     let games_file =
         std::env::temp_dir().join(format!("oxello-arena-odds-{}.ggf", std::process::id()));
     std::fs::remove_file(&games_file).ok();
+    let second = spec("second", oxello("--depth 1 --threads 1"), Protocol::NBoard);
+    let clock = TimeControl::Clock {
+        main: 30.0,
+        increment: 0.5,
+    };
     let config = MatchConfig {
-        engines: [
-            spec("first", oxello("--depth 1 --threads 1"), Protocol::Gtp),
-            spec("second", oxello("--depth 1 --threads 1"), Protocol::NBoard),
-        ],
         time_odds: 2.0,
         games_file: Some(games_file.clone()),
-        ..match_config(
-            spec("unused", String::new(), Protocol::Gtp),
-            1,
-            TimeControl::Clock {
-                main: 30.0,
-                increment: 0.5,
-            },
-        )
+        ..match_config(second, 1, clock)
     };
     let report = run_match(&config, |_, outcome| {
         assert!(outcome.failure.is_none(), "{:?}", outcome.failure)
@@ -200,7 +194,7 @@ fn games_under_time_odds_record_each_players_clock() {
     for line in text.lines() {
         let game = GgfGame::parse(line).unwrap();
         assert_eq!(game.tag("TI"), None, "each player has a clock of its own");
-        let first = if game.tag("PB") == Some("first") {
+        let first = if game.tag("PB") == Some("oxello") {
             Color::Black
         } else {
             Color::White

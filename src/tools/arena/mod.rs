@@ -180,6 +180,7 @@ pub fn run_match(
     }
     drop(job_sender);
     let (result_sender, result_receiver) = crossbeam_channel::unbounded();
+    let times = [config.time, config.time.scaled(config.time_odds)];
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..config.concurrency.max(1) {
             let (jobs, results, stop) = (job_receiver.clone(), result_sender.clone(), &stop);
@@ -201,12 +202,10 @@ pub fn run_match(
                         specs,
                         players: seats_players,
                     };
-                    let times = [config.time, config.time.scaled(config.time_odds)];
-                    let seat_times = [times[black], times[white]];
                     let outcome = play_game(
                         &mut seats,
                         &config.openings[job.opening],
-                        seat_times,
+                        [times[black], times[white]],
                         config.margin,
                     );
                     if results.send((job, outcome)).is_err() {
