@@ -402,18 +402,17 @@ fn print_per_position(counts: &[u64], runs: &[ScalingRuns], positions: usize) {
                 if i == 0 {
                     return format!("{nodes:>12.0}");
                 }
-                let mut ratios: Vec<f64> = run
+                let ratios: Vec<f64> = run
                     .per_position
                     .iter()
                     .zip(first)
                     .map(|(round, base)| round[position] as f64 / (base[position] as f64).max(1.0))
                     .collect();
-                ratios.sort_by(f64::total_cmp);
+                let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+                let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 format!(
-                    "{nodes:>12.0} {:>5.2}x ({:.2}-{:.2}x)",
-                    median(ratios.clone()),
-                    ratios[0],
-                    ratios[ratios.len() - 1]
+                    "{nodes:>12.0} {:>5.2}x ({low:.2}-{high:.2}x)",
+                    median(ratios)
                 )
             })
             .collect();
