@@ -4,7 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use oxello::board::Board;
-use oxello::eval::patterns::{for_each_slot, phase_of};
+use oxello::eval::indices::for_each_slot;
+use oxello::eval::patterns::phase_of;
 use oxello::eval::{Evaluator, PatternEvaluator, SimpleEvaluator};
 use std::hint::black_box;
 

@@ -1,13 +1,15 @@
 //! The pattern evaluation against independent checks: slots from the symmetric images of each
-//! pattern, exact symmetry of the evaluation, weights files, training that learns, the error
-//! floor of the labels, selfplay that is reproducible and shards cleanly.
+//! pattern, indices kept up to date move by move against indices read square by square, exact
+//! symmetry of the evaluation, weights files, training that learns, the error floor of the
+//! labels, selfplay that is reproducible and shards cleanly.
 
 mod common;
 
 use common::{playout, pseudo_random_bytes};
 use oxello::board::{Board, Symmetry};
+use oxello::eval::indices::{for_each_slot, mover_indices, ParentIndices, LANES};
 use oxello::eval::patterns::{
-    feature_offsets, for_each_slot, instance_index, phase_empties, phase_of, tables, PATTERN_TYPES,
+    feature_offsets, instance_index, phase_empties, phase_of, tables, PATTERN_TYPES,
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::tools::dataset::label_floor;
@@ -59,8 +61,8 @@ proptest! {
             actual.sort_unstable();
             prop_assert_eq!(reference, actual, "pattern {}", PATTERN_TYPES[kind].0);
         }
-        // The evaluation's own (bit-extraction) path visits the same slots, then the counting
-        // features' and the bias.
+        // The evaluation's own path (indices summed from powers of 3) visits the same slots,
+        // then the counting features' and the bias.
         let mut visited = Vec::new();
         for_each_slot(&board, |slot| visited.push(slot as u32));
         prop_assert_eq!(visited.pop(), Some(t.bias_slot() as u32));
@@ -73,8 +75,36 @@ proptest! {
         prop_assert_eq!(visited, expected);
     }
 
-    /// The search's evaluation (instances read through per-instance tables into per-type
-    /// weights) is the sum training fits: the weights of the slots the instances visit.
+    /// Every instance's index, summed from the powers of 3 of its squares, is its squares read
+    /// one by one in its type's order; the lanes after the instances stay 0.
+    #[test]
+    fn indices_read_every_instance_in_its_types_order(board in random_board()) {
+        let instances = &tables().instances;
+        let indices = mover_indices(&board);
+        for (lane, instance) in instances.iter().enumerate() {
+            prop_assert_eq!(usize::from(indices.0[lane]), instance_index(&board, &instance.squares), "instance {}", lane);
+        }
+        prop_assert!(indices.0[instances.len()..LANES].iter().all(|&i| i == 0));
+    }
+
+    /// The indices of a node's children, derived from the node's own by the played and flipped
+    /// squares, are those of the children computed anew; the evaluation of the children through
+    /// them is the plain evaluation of each child.
+    #[test]
+    fn indices_after_a_move_equal_the_childs_own(board in random_board()) {
+        let parent = ParentIndices::of(&board);
+        let evaluation = Evaluation::default();
+        let evaluate_child = evaluation.children_of(&board);
+        for square in oxello::board::Squares(board.moves()) {
+            let flipped = board.flips(square);
+            let child = board.play_with_flips(square, flipped);
+            prop_assert_eq!(parent.after_move(square, flipped), mover_indices(&child));
+            prop_assert_eq!(evaluate_child(square, &child), evaluation.evaluate(&child));
+        }
+    }
+
+    /// The search's evaluation (instances' indices into per-type weights) is the sum training
+    /// fits: the weights of the slots the instances visit.
     #[test]
     fn the_evaluation_sums_the_weights_of_its_slots(board in random_board(), seed in any::<u64>()) {
         let mut weights = Weights::zero();

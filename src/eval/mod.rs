@@ -4,11 +4,13 @@
 //! ([`PatternEvaluator`], built into the binary, the default) and a hand-made one
 //! ([`SimpleEvaluator`]) kept as a baseline.
 
+pub mod indices;
 mod pattern_eval;
 pub mod patterns;
 mod simple;
 pub mod weights;
 
+pub use indices::ParentIndices;
 pub use pattern_eval::PatternEvaluator;
 pub use simple::SimpleEvaluator;
 pub use weights::{Weights, WeightsError};
@@ -20,6 +22,16 @@ use std::sync::Arc;
 /// ahead). Never called on a finished game: the search scores those exactly.
 pub trait Evaluator<N>: Sync {
     fn evaluate(&self, node: &N) -> i32;
+
+    /// The evaluation of `parent`'s children, called with each child's move and position. An
+    /// evaluator that can share work between the children of one node does it once here (the
+    /// patterns: the parent's indices, which a move changes on a few squares only).
+    fn children_of(&self, _parent: &N) -> impl Fn(usize, &N) -> i32 + '_
+    where
+        Self: Sized,
+    {
+        move |_, child| self.evaluate(child)
+    }
 }
 
 /// The evaluation an engine uses.
@@ -73,6 +85,25 @@ impl Evaluator<Board> for Evaluation {
         match self {
             Evaluation::Simple => SimpleEvaluator.evaluate(board),
             Evaluation::Patterns(patterns) => patterns.evaluate(board),
+        }
+    }
+
+    #[inline]
+    fn children_of(&self, parent: &Board) -> impl Fn(usize, &Board) -> i32 + '_
+    where
+        Self: Sized,
+    {
+        let patterns = match self {
+            Evaluation::Simple => None,
+            Evaluation::Patterns(patterns) => Some((&**patterns, ParentIndices::of(parent))),
+        };
+        let parent_opponent = parent.opponent;
+        move |square, child| match &patterns {
+            // The flipped discs: the parent's opponent's, which the child's side to move lost.
+            Some((patterns, indices)) => {
+                patterns.evaluate_child(indices, (square, parent_opponent ^ child.player), child)
+            }
+            None => SimpleEvaluator.evaluate(child),
         }
     }
 }

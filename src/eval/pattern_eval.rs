@@ -1,7 +1,8 @@
 //! The trained evaluation: the sum of the weights of every pattern instance's slot, plus a bias,
 //! for the phase of the position.
 
-use super::patterns::{extract, feature_offsets, phase_of, tables, FEATURE_SLOTS, PHASES};
+use super::indices::{mover_indices, Lanes, ParentIndices};
+use super::patterns::{feature_offsets, phase_of, tables, FEATURE_SLOTS, PHASES};
 use super::weights::{Weights, WeightsError, SCALE};
 use super::Evaluator;
 use crate::board::Board;
@@ -9,30 +10,16 @@ use crate::board::Board;
 /// The weights trained by `oxello train` on the WTHOR database, built into the binary.
 static BUILT_IN: &[u8] = include_bytes!("oxello.weights");
 
-/// One placed pattern as the evaluation reads it.
-#[derive(Clone, Copy, Debug)]
-struct PlacedInstance {
-    /// Its squares.
-    mask: u64,
-    /// Where its table of [`PatternEvaluator::ternary`] starts.
-    ternary_start: usize,
-    /// Where its type's weights start in a phase's table.
-    weights_start: usize,
-}
-
 /// Pattern evaluation with a set of weights.
 ///
-/// An instance's discs of one colour are extracted from the board as a small number (one bit a
-/// square, in ascending square order); a table of the instance turns that number into its base-3
-/// value in the type's reading order, so that every instance of a type reads the same weights.
+/// Each instance's base-3 index, in its type's reading order ([`super::indices`]), reads the
+/// weight of its type at that index, so that every instance of a type reads the same weights.
 /// The weights are laid out by type and index rather than by instance, which keeps the tables
 /// a search touches about five times smaller and so more of them in the cache.
 #[derive(Clone, Debug)]
 pub struct PatternEvaluator {
-    instances: Vec<PlacedInstance>,
-    /// Per instance, for every set of its squares (as extracted bits), the base-3 index of a
-    /// position with discs of the side to move on exactly those squares.
-    ternary: Vec<u16>,
+    /// Per instance, where its type's weights start in a phase's table.
+    weights_starts: Vec<u32>,
     /// Per phase, the weight of every index of every type, one type after another, then the
     /// counting features' weights, and the bias last.
     by_index: Vec<Box<[i16]>>,
@@ -70,23 +57,11 @@ impl PatternEvaluator {
         let features_start = slot_of_entry.len();
         slot_of_entry.extend((0..FEATURE_SLOTS).map(|f| (tables.feature_base() + f) as u32));
         slot_of_entry.push(tables.bias_slot() as u32);
-        let mut instances = Vec::new();
-        let mut ternary = Vec::new();
-        for instance in &tables.instances {
-            let mask = instance.mask();
-            instances.push(PlacedInstance {
-                mask,
-                ternary_start: ternary.len(),
-                weights_start: type_starts[instance.kind],
-            });
-            for bits in 0..1usize << instance.squares.len() {
-                let index = instance.squares.iter().fold(0usize, |acc, &sq| {
-                    let position = (mask & ((1u64 << sq) - 1)).count_ones();
-                    acc * 3 + (bits >> position & 1)
-                });
-                ternary.push(u16::try_from(index).expect("a pattern has at most 10 squares"));
-            }
-        }
+        let weights_starts = tables
+            .instances
+            .iter()
+            .map(|instance| type_starts[instance.kind] as u32)
+            .collect();
         let by_index = (0..PHASES)
             .map(|phase| {
                 let values = weights.phase(phase);
@@ -97,8 +72,7 @@ impl PatternEvaluator {
             })
             .collect();
         PatternEvaluator {
-            instances,
-            ternary,
+            weights_starts,
             by_index,
             features_start,
             checksum: weights.checksum(),
@@ -110,33 +84,54 @@ impl PatternEvaluator {
         self.checksum
     }
 
-    /// The score in 1/256 disc, before rounding.
+    /// The score of `board` in 1/256 disc, before rounding.
     #[inline]
     pub fn raw(&self, board: &Board) -> i32 {
+        self.raw_with(board, &mover_indices(board))
+    }
+
+    /// The score of `board` in 1/256 disc, before rounding, given its instances' `indices` for
+    /// the side to move.
+    #[inline]
+    fn raw_with(&self, board: &Board, indices: &Lanes) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
         let bias = i32::from(table[table.len() - 1]);
         let features: i32 = feature_offsets(board)
             .iter()
             .map(|&offset| i32::from(table[self.features_start + offset]))
             .sum();
-        self.instances
+        self.weights_starts
             .iter()
-            .map(|instance| {
-                let ternary = &self.ternary[instance.ternary_start..];
-                let index = usize::from(ternary[extract(board.player, instance.mask)])
-                    + 2 * usize::from(ternary[extract(board.opponent, instance.mask)]);
-                i32::from(table[instance.weights_start + index])
-            })
+            .zip(indices.0.iter())
+            .map(|(&start, &index)| i32::from(table[start as usize + usize::from(index)]))
             .sum::<i32>()
             + features
             + bias
     }
+
+    /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
+    /// from a parent with `indices`: its indices derived from the parent's.
+    #[inline]
+    pub fn evaluate_child(
+        &self,
+        indices: &ParentIndices,
+        (square, flipped): (usize, u64),
+        child: &Board,
+    ) -> i32 {
+        to_discs(self.raw_with(child, &indices.after_move(square, flipped)))
+    }
+}
+
+/// Disc units of a raw score in 1/256 disc, rounded half away from zero, within the scores a
+/// game can end with.
+#[inline]
+fn to_discs(raw: i32) -> i32 {
+    ((raw + raw.signum() * SCALE / 2) / SCALE).clamp(-63, 63)
 }
 
 impl Evaluator<Board> for PatternEvaluator {
     #[inline]
     fn evaluate(&self, board: &Board) -> i32 {
-        let raw = self.raw(board);
-        ((raw + raw.signum() * SCALE / 2) / SCALE).clamp(-63, 63)
+        to_discs(self.raw(board))
     }
 }

@@ -105,28 +105,6 @@ pub struct PatternTables {
     /// Number of slots: the patterns', then [`FEATURE_SLOTS`] for the counting features, then
     /// one bias slot (the last).
     pub slots: usize,
-    /// Per instance: its squares as a mask, and the slot of every index read in ascending
-    /// square order (the order in which bit extraction delivers them).
-    masked: Vec<(u64, Vec<u32>)>,
-}
-
-/// `BASE3[bits]`: the bits of a 10-bit number read as base-3 digits (lowest bit lowest digit).
-static BASE3: [u16; 1024] = build_base3();
-
-const fn build_base3() -> [u16; 1024] {
-    let mut table = [0u16; 1024];
-    let mut bits = 0;
-    while bits < 1024 {
-        let (mut value, mut power, mut rest) = (0u32, 1u32, bits);
-        while rest != 0 {
-            value += (rest & 1) as u32 * power;
-            power *= 3;
-            rest >>= 1;
-        }
-        table[bits] = value as u16;
-        bits += 1;
-    }
-    table
 }
 
 impl PatternTables {
@@ -210,37 +188,10 @@ fn build_tables() -> PatternTables {
         }
         slot_of_index.push(map);
     }
-    let masked = instances
-        .iter()
-        .map(|instance| {
-            let mut ascending = instance.squares.clone();
-            ascending.sort_unstable();
-            let size = 3usize.pow(ascending.len() as u32);
-            let slots = (0..size)
-                .map(|index| {
-                    let digits = digits_of(index, ascending.len());
-                    let cell = |sq: &u8| {
-                        let position = ascending
-                            .iter()
-                            .position(|a| a == sq)
-                            .expect("same squares");
-                        digits[ascending.len() - 1 - position]
-                    };
-                    let in_order = instance
-                        .squares
-                        .iter()
-                        .fold(0, |acc, sq| acc * 3 + cell(sq));
-                    slot_of_index[instance.kind][in_order]
-                })
-                .collect();
-            (instance.mask(), slots)
-        })
-        .collect();
     PatternTables {
         instances,
         slot_of_index,
         slots: next_slot as usize + FEATURE_SLOTS + 1,
-        masked,
     }
 }
 
@@ -270,49 +221,6 @@ pub fn instance_index(board: &Board, squares: &[u8]) -> usize {
         index = index * 3 + cell as usize;
     }
     index
-}
-
-/// Calls `visit` with the weight slot of every instance on `board`, then of every counting
-/// feature, then the bias slot.
-#[inline]
-pub fn for_each_slot(board: &Board, mut visit: impl FnMut(usize)) {
-    let tables = tables();
-    for (mask, slots) in &tables.masked {
-        visit(slots[masked_index(board, *mask)] as usize);
-    }
-    for offset in feature_offsets(board) {
-        visit(tables.feature_base() + offset);
-    }
-    visit(tables.bias_slot());
-}
-
-/// The index of the instance whose squares are `mask` on `board`, its squares read in
-/// ascending order (the order of the slot maps that [`for_each_slot`] reads).
-#[inline]
-pub fn masked_index(board: &Board, mask: u64) -> usize {
-    usize::from(BASE3[extract(board.player, mask)])
-        + 2 * usize::from(BASE3[extract(board.opponent, mask)])
-}
-
-/// The bits of `bits` under `mask`, packed from the lowest (BMI2 `pext` where the build has it).
-#[inline]
-pub(crate) fn extract(bits: u64, mask: u64) -> usize {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the build targets BMI2, so every CPU this binary runs on has it.
-        unsafe { std::arch::x86_64::_pext_u64(bits, mask) as usize }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut packed, mut rest, mut bit) = (0usize, mask, 0);
-        while rest != 0 {
-            let lowest = rest & rest.wrapping_neg();
-            packed |= usize::from(bits & lowest != 0) << bit;
-            bit += 1;
-            rest ^= lowest;
-        }
-        packed
-    }
 }
 
 #[cfg(test)]

@@ -209,13 +209,19 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     #[inline]
     fn frontier(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
         let mut best = -INFINITY;
+        let evaluate_child = self.ctx.evaluator.children_of(node);
         for &class in N::FRONTIER_ORDER {
             let mut rest = moves & class;
             while rest != 0 {
                 let mv = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 self.count_node();
-                let score = -self.leaf(&node.play(mv));
+                let child = node.play(mv);
+                let score = if child.moves() == 0 && child.pass().moves() == 0 {
+                    -child.final_score()
+                } else {
+                    -evaluate_child(mv, &child)
+                };
                 if score > best {
                     best = score;
                     if score >= beta {

@@ -12,7 +12,8 @@ use super::dataset::{
     all_examples, label_examples, label_floor, labelling_bar, load_all_games, Example, GameSources,
 };
 use super::progress_bar;
-use crate::eval::patterns::{for_each_slot, phase_empties, phase_of, tables, PHASES};
+use crate::eval::indices::for_each_slot;
+use crate::eval::patterns::{phase_empties, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;
 use crate::eval::{Evaluation, Evaluator, PatternEvaluator, Weights};
 use crate::random::seeded_hash;
