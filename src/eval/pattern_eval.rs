@@ -92,7 +92,7 @@ impl PatternEvaluator {
 
     /// The score of `board` in 1/256 disc, before rounding, given its instances' `indices` for
     /// the side to move.
-    #[inline]
+    #[inline(always)]
     fn raw_with(&self, board: &Board, indices: &Lanes) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
         let bias = i32::from(table[table.len() - 1]);
