@@ -24,28 +24,37 @@ fn main() -> Result<()> {
     let all_cores = oxello::engine::all_cores();
     let evaluation = Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
     match cli.command {
-        None => oxello::protocol::serve(
-            ServerConfig {
-                book: match (&cli.book, cli.no_book) {
-                    (_, true) => None,
-                    (Some(path), false) => Some(std::sync::Arc::new(Book::read_file(path)?)),
-                    (None, false) => Some(Book::builtin()),
+        None => {
+            let (book, book_file) = match (&cli.book, cli.no_book) {
+                (_, true) => (None, None),
+                (Some(path), false) => {
+                    let (book, format) = Book::read_file_with_format(path)?;
+                    (
+                        Some(std::sync::Arc::new(book)),
+                        Some((path.clone(), format)),
+                    )
+                }
+                (None, false) => (Some(Book::builtin()), None),
+            };
+            oxello::protocol::serve(
+                ServerConfig {
+                    book,
+                    book_file,
+                    book_randomness: cli.book_random,
+                    evaluation,
+                    engine: EngineOptions {
+                        threads: cli.threads.unwrap_or(all_cores),
+                        hash_mib: cli.hash,
+                    },
+                    depth: cli.depth,
+                    move_time: cli.movetime.map(std::time::Duration::from_millis),
+                    selectivity: cli.selectivity,
+                    ponder: cli.ponder,
                 },
-                book_file: cli.book.clone().filter(|_| !cli.no_book),
-                book_randomness: cli.book_random,
-                evaluation,
-                engine: EngineOptions {
-                    threads: cli.threads.unwrap_or(all_cores),
-                    hash_mib: cli.hash,
-                },
-                depth: cli.depth,
-                move_time: cli.movetime.map(std::time::Duration::from_millis),
-                selectivity: cli.selectivity,
-                ponder: cli.ponder,
-            },
-            std::io::stdin(),
-            std::io::stdout(),
-        ),
+                std::io::stdin(),
+                std::io::stdout(),
+            )
+        }
         Some(Command::Perft(args)) => perft::run(&args, cli.threads.unwrap_or(1)),
         Some(Command::Solve(args)) => {
             if !solve::run(&args, cli.threads.unwrap_or(all_cores), evaluation)? {

@@ -12,8 +12,10 @@
 //! Positions are canonical (the least of their symmetric forms) and strictly increasing by
 //! (player, opponent), so that the book is searched in place.
 
+use super::edax::{is_edax_book, EdaxBook, EdaxDate, EdaxRelease};
 use super::{is_book_position, Book, BookEntry, NO_MOVE};
 use crate::board::Board;
+use std::path::Path;
 
 const MAGIC: &[u8; 12] = b"oxello-book\n";
 const VERSION: u32 = 1;
@@ -106,23 +108,68 @@ impl Book {
         Ok(Book { entries })
     }
 
-    /// Reads a book file.
-    pub fn read_file(path: &std::path::Path) -> anyhow::Result<Book> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        Book::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    /// Reads a book file, oxello's or Edax's (told apart by their headers).
+    pub fn read_file(path: &Path) -> anyhow::Result<Book> {
+        Ok(Book::read_file_with_format(path)?.0)
     }
 
-    /// Writes the book to `path` through a temporary file renamed over it, so that an
-    /// interrupted write never leaves half a book.
-    pub fn write_file(&self, path: &std::path::Path) -> anyhow::Result<()> {
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(".partial");
-        let temporary = std::path::PathBuf::from(temporary);
-        std::fs::write(&temporary, self.to_bytes())
-            .and_then(|()| std::fs::rename(&temporary, path))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    /// Reads a book file, oxello's or Edax's, and says which it was.
+    pub fn read_file_with_format(path: &Path) -> anyhow::Result<(Book, BookFormat)> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let in_path = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
+        if is_edax_book(&bytes) {
+            let edax = EdaxBook::from_bytes(&bytes).map_err(|e| in_path(&e))?;
+            let release = EdaxRelease::of_byte(edax.release);
+            Ok((edax.to_book(), BookFormat::Edax(release)))
+        } else if bytes.starts_with(MAGIC) {
+            let book = Book::from_bytes(&bytes).map_err(|e| in_path(&e))?;
+            Ok((book, BookFormat::Oxello))
+        } else {
+            Err(in_path(
+                &"not an oxello book nor an Edax book (it begins with neither 'oxello-book' nor 'XADEKOOB')",
+            ))
+        }
     }
+
+    /// Writes the book to `path` in oxello's format (see [`write_atomically`]).
+    pub fn write_file(&self, path: &Path) -> anyhow::Result<()> {
+        self.write_file_as(path, BookFormat::Oxello)
+    }
+
+    /// Writes the book to `path` in `format` (see [`write_atomically`]).
+    pub fn write_file_as(&self, path: &Path, format: BookFormat) -> anyhow::Result<()> {
+        let bytes = match format {
+            BookFormat::Oxello => self.to_bytes(),
+            BookFormat::Edax(release) => {
+                EdaxBook::from_book(self, EdaxDate::now()).to_bytes(release)
+            }
+        };
+        write_atomically(path, &bytes)
+    }
+}
+
+/// The formats a book file can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookFormat {
+    /// oxello's own.
+    Oxello,
+    /// Edax's `book.dat`, as the given release writes it.
+    Edax(EdaxRelease),
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it, so that an interrupted
+/// or failed write never leaves half a file, nor replaces the file that was there.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = std::path::PathBuf::from(temporary);
+    std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            anyhow::anyhow!("cannot write {}: {e}", path.display())
+        })
 }
 
 fn parse_record(record: &[u8]) -> Result<BookEntry, &'static str> {

@@ -7,10 +7,11 @@
 //! told to ([`learn`]); the tools that build, show, extend and merge books are in
 //! `tools::book`.
 
+pub mod edax;
 mod format;
 pub mod learn;
 
-pub use format::BookError;
+pub use format::{write_atomically, BookError, BookFormat};
 
 use crate::board::{Board, Color, Position, Squares, Symmetry};
 use std::sync::{Arc, OnceLock};

@@ -12,7 +12,7 @@ mod output;
 
 pub use input::MAX_LINE_BYTES;
 
-use crate::book::Book;
+use crate::book::{Book, BookFormat};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::search::SearchOptions;
@@ -39,9 +39,9 @@ pub struct ServerConfig {
     pub selectivity: u8,
     /// The opening book played from, if any.
     pub book: Option<Arc<Book>>,
-    /// The file the book came from, where NBoard `learn` saves what it learns (`None`: the
-    /// built-in book, which keeps it until the engine exits).
-    pub book_file: Option<PathBuf>,
+    /// The file the book came from and its format, where NBoard `learn` saves what it learns
+    /// in that format (`None`: the built-in book, which keeps it until the engine exits).
+    pub book_file: Option<(PathBuf, BookFormat)>,
     /// Book moves within this many discs of the best are played at random (0: the best).
     pub book_randomness: i32,
     /// Think on the opponent's time.

@@ -6,6 +6,7 @@
 use super::output::Output;
 use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
+use crate::book::BookFormat;
 use crate::engine::{Engine, Game, MoveChoice};
 use crate::notation::{format_move, parse_move, GgfGame, GgfMove};
 use crate::search::level_depth;
@@ -25,8 +26,9 @@ pub struct NBoardSession {
     move_time: Option<Duration>,
     depth: u32,
     game: GgfGame,
-    /// Where `learn` saves the book (`None`: the built-in book, kept in memory).
-    book_file: Option<PathBuf>,
+    /// Where `learn` saves the book, and in which format (`None`: the built-in book, kept in
+    /// memory).
+    book_file: Option<(PathBuf, BookFormat)>,
     /// Raised when the session ends: the one thing that cuts learning short.
     ending: Arc<AtomicBool>,
 }
@@ -263,8 +265,8 @@ impl NBoardSession {
                     .book()
                     .expect("the engine just learned into its book");
                 match &self.book_file {
-                    Some(path) => {
-                        if let Err(e) = book.write_file(path) {
+                    Some((path, format)) => {
+                        if let Err(e) = book.write_file_as(path, *format) {
                             self.fail(out, &format!("learn: {e}"));
                         }
                     }

@@ -1,10 +1,11 @@
 //! `oxello book`: build an opening book from games, show what it knows, extend it along the
-//! lines it plays, merge shards, and check its moves by deeper searches. The book itself
+//! lines it plays, merge shards, check its moves by deeper searches, and convert Edax books. The book itself
 //! (format, lookup, negamax) is [`crate::book`]; these tools search its positions.
 
 pub mod build;
 pub mod check;
 pub mod deepen;
+pub mod edax;
 pub mod extend;
 pub mod merge;
 pub mod show;
@@ -42,6 +43,10 @@ enum BookCommand {
     Merge(merge::MergeArgs),
     /// Measure what the book's moves lose by deeper searches of a sample of positions.
     Check(check::CheckArgs),
+    /// Convert an Edax book (book.dat) into an oxello book.
+    ImportEdax(edax::ImportArgs),
+    /// Write a book as an Edax book (book.dat) that Edax 4.4 to 4.6 open.
+    ExportEdax(edax::ExportArgs),
 }
 
 /// Runs `oxello book`, searching with `evaluation`; `threads` is the global `--threads` option
@@ -54,6 +59,8 @@ pub fn run(args: BookArgs, threads: Option<usize>, evaluation: &Evaluation) -> a
         BookCommand::Deepen(args) => deepen::run(&args, threads, evaluation),
         BookCommand::Merge(args) => merge::run(&args),
         BookCommand::Check(args) => check::run(&args, threads, evaluation),
+        BookCommand::ImportEdax(args) => edax::run_import(&args),
+        BookCommand::ExportEdax(args) => edax::run_export(&args),
     }
 }
 

@@ -1,0 +1,74 @@
+//! `oxello book import-edax` and `oxello book export-edax`: Edax's `book.dat` to an oxello book
+//! and back (the format and the conversion are [`crate::book::edax`]).
+
+use super::show;
+use crate::board::Position;
+use crate::book::edax::{EdaxBook, EdaxDate, EdaxRelease};
+use crate::book::{write_atomically, Book};
+use std::path::PathBuf;
+
+/// `oxello book import-edax`.
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The Edax book to read (`book.dat` of Edax 4.4 to 4.6).
+    edax_book: PathBuf,
+    /// The oxello book written.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// `oxello book export-edax`.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// The book to export, oxello's or Edax's (default: the built-in book).
+    book: Option<PathBuf>,
+    /// The Edax book written.
+    #[arg(long)]
+    out: PathBuf,
+    /// The Edax release whose layout to write: 4.4 or 4.6 (the two differ in the order of
+    /// the positions and the release byte; each reads the other's).
+    #[arg(long, default_value = "4.6")]
+    edax_release: EdaxRelease,
+}
+
+/// Runs `oxello book import-edax`: reads and checks the Edax book, writes it as an oxello
+/// book, and reports its size and the start position's moves.
+pub fn run_import(args: &ImportArgs) -> anyhow::Result<()> {
+    let bytes = std::fs::read(&args.edax_book)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.edax_book.display()))?;
+    let edax = EdaxBook::from_bytes(&bytes)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.edax_book.display()))?;
+    let book = edax.to_book();
+    book.write_file(&args.out)?;
+    println!(
+        "{}: {} positions from the Edax book's {} (level {}; positions that must pass are looked up after the pass)",
+        args.out.display(),
+        book.len(),
+        edax.positions.len(),
+        edax.options.level
+    );
+    print!("{}", show::report(&book, &Position::START));
+    Ok(())
+}
+
+/// Runs `oxello book export-edax`.
+pub fn run_export(args: &ExportArgs) -> anyhow::Result<()> {
+    let book = match &args.book {
+        Some(path) => std::sync::Arc::new(Book::read_file(path)?),
+        None => Book::builtin(),
+    };
+    let edax = EdaxBook::from_book(&book, EdaxDate::now());
+    write_atomically(&args.out, &edax.to_bytes(args.edax_release))?;
+    println!(
+        "{}: {} positions as Edax {} writes them ({} of them positions that must pass), level {}",
+        args.out.display(),
+        edax.positions.len(),
+        match args.edax_release {
+            EdaxRelease::V4_4 => "4.4",
+            EdaxRelease::V4_6 => "4.6",
+        },
+        edax.positions.len() - book.len(),
+        edax.options.level
+    );
+    Ok(())
+}
