@@ -3,6 +3,8 @@
 //! first non-opponent square along the line must hold a player disc, and everything between is
 //! flipped. A portable version and an AVX-512 version do that with bit scans; the AVX2 version
 //! (no per-lane bit scan) finds the runs below the square with an occluded fill instead.
+//! `flips` takes the widest version the CPU has, checked at run time (or known at build time
+//! when the build targets it).
 
 /// The four full lines (row, column, diagonal, anti-diagonal) through each square, the square
 /// itself excluded.
@@ -37,31 +39,22 @@ const fn build_lines() -> [[u64; 4]; 64] {
 }
 
 /// The opponent discs flipped when `player` plays on the empty `square` (0 = a1 .. 63 = h8).
-/// Zero means the move is illegal. Uses the widest SIMD version the build targets.
+/// Zero means the move is illegal. Uses the widest SIMD version the CPU has.
 #[inline]
 pub fn flips(square: usize, player: u64, opponent: u64) -> u64 {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512cd",
-        target_feature = "avx512vl"
-    ))]
+    #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the build targets AVX-512 CD/VL, so every CPU this binary runs on has them.
-        unsafe { flips_avx512(square, player, opponent) }
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx512cd") && has!("avx512vl") {
+            // SAFETY: the CPU has AVX-512 CD and VL (and so F and AVX2).
+            return unsafe { flips_avx512(square, player, opponent) };
+        }
+        if has!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { flips_avx2(square, player, opponent) };
+        }
     }
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx2",
-        not(all(target_feature = "avx512cd", target_feature = "avx512vl"))
-    ))]
-    {
-        // SAFETY: the build targets AVX2, so every CPU this binary runs on has it.
-        unsafe { flips_avx2(square, player, opponent) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-    {
-        flips_portable(square, player, opponent)
-    }
+    flips_portable(square, player, opponent)
 }
 
 /// Portable flips with scalar bit scans; the reference for the SIMD version.
@@ -195,23 +188,35 @@ mod tests {
         assert_eq!(flips_portable(0, black, white), 0);
     }
 
-    /// Random boards with every density of discs (a quarter empty on average) and every square.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    /// Random boards with every density of discs (a quarter empty on average) and every square:
+    /// each SIMD version the CPU has gives the portable version's flips.
+    #[cfg(target_arch = "x86_64")]
     #[test]
-    fn the_avx2_version_equals_the_portable_one() {
+    fn the_simd_versions_equal_the_portable_one() {
+        use std::arch::is_x86_feature_detected as has;
+        let versions: [(&str, bool, unsafe fn(usize, u64, u64) -> u64); 2] = [
+            ("AVX2", has!("avx2"), flips_avx2),
+            (
+                "AVX-512",
+                has!("avx512cd") && has!("avx512vl"),
+                flips_avx512,
+            ),
+        ];
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let mut next = || crate::board::xorshift(&mut state);
         for _ in 0..20_000 {
             let (discs, colours) = (next() | next(), next());
             let (player, opponent) = (discs & colours, discs & !colours);
             for square in (0..64).filter(|&sq| discs >> sq & 1 == 0) {
-                // SAFETY: this test is built only when the build targets AVX2.
-                let simd = unsafe { flips_avx2(square, player, opponent) };
-                assert_eq!(
-                    simd,
-                    flips_portable(square, player, opponent),
-                    "square {square}, player {player:#018x}, opponent {opponent:#018x}"
-                );
+                let expected = flips_portable(square, player, opponent);
+                for (name, _, version) in versions.iter().filter(|v| v.1) {
+                    // SAFETY: only the versions the CPU has run.
+                    let simd = unsafe { version(square, player, opponent) };
+                    assert_eq!(
+                        simd, expected,
+                        "{name}: square {square}, player {player:#018x}, opponent {opponent:#018x}"
+                    );
+                }
             }
         }
     }

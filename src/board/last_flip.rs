@@ -1,12 +1,17 @@
 //! The number of discs flipped by a move on the last empty square. With one square empty,
 //! every other square holds a disc, so the count depends on the mover's discs alone: along each
 //! line through the square, the mover's discs gathered into a byte index a table of counts.
+//! The bytes are gathered by shifts and multiplications (a row is a byte already; a column's
+//! bits multiplied by a constant land in the top byte by rank; a diagonal's, multiplied by
+//! 0x0101..01, by file), which every 64-bit CPU does fast: bit extraction (`pext`) gathers
+//! them too, but is microcoded, and slow, on AMD processors before Zen 3.
 
 use super::flips::LINES;
 
 /// Flips along one line, by the square's position in the line (0-7) and the mover's discs on
-/// the line as a byte (bit i: position i); every other position holds an opponent disc, and
-/// positions past the line's end read as empty, which never close a run.
+/// the line as a byte (bit i: position i, the file along a row or a diagonal, the rank along a
+/// column); every other position of the line holds an opponent disc, and positions off the
+/// line read as empty, which never close a run.
 static LINE_FLIP_COUNTS: [[u8; 256]; 8] = build_line_flip_counts();
 
 const fn build_line_flip_counts() -> [[u8; 256]; 8] {
@@ -39,46 +44,38 @@ const fn run_to_own_disc(pattern: usize, position: usize, step: isize) -> u8 {
     0
 }
 
-/// For each square, its four lines with the square included, and the square's position in
-/// each of them counted from the line's lowest square.
-static SQUARE_LINES: [[(u64, u8); 4]; 64] = build_square_lines();
+/// The squares of file a.
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+/// Multiplying the discs of file a by this puts the disc of rank r on bit 56 + r.
+const FILE_TO_TOP_BYTE: u64 = 0x0102_0408_1020_4080;
 
-const fn build_square_lines() -> [[(u64, u8); 4]; 64] {
-    let mut lines = [[(0u64, 0u8); 4]; 64];
+/// For each square, its two diagonals (with the square), whose discs multiplied by
+/// [`FILE_A`] land in the top byte by file: each diagonal holds one square a file.
+static DIAGONALS: [[u64; 2]; 64] = build_diagonals();
+
+const fn build_diagonals() -> [[u64; 2]; 64] {
+    let mut diagonals = [[0u64; 2]; 64];
     let mut square = 0;
     while square < 64 {
         let bit = 1u64 << square;
-        let mut kind = 0;
-        while kind < 4 {
-            let line = LINES[square][kind] | bit;
-            lines[square][kind] = (line, (line & (bit - 1)).count_ones() as u8);
-            kind += 1;
-        }
+        diagonals[square] = [LINES[square][2] | bit, LINES[square][3] | bit];
         square += 1;
     }
-    lines
+    diagonals
 }
 
 /// How many discs `mover` flips by playing `square` when it is the only empty square (every
 /// square but `square` outside `mover` holds an opponent disc). Zero means the move is illegal.
 #[inline]
 pub fn last_flip_count(square: usize, mover: u64) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        SQUARE_LINES[square]
-            .iter()
-            .map(|&(line, position)| {
-                // SAFETY: the build targets BMI2, so every CPU this binary runs on has PEXT.
-                let pattern = unsafe { std::arch::x86_64::_pext_u64(mover, line) };
-                u32::from(LINE_FLIP_COUNTS[usize::from(position)][pattern as usize])
-            })
-            .sum()
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let opponent = !mover & !(1u64 << square);
-        super::flips(square, mover, opponent).count_ones()
-    }
+    let (file, rank) = (square % 8, square / 8);
+    let row = (mover >> (8 * rank)) as u8;
+    let column = (((mover >> file) & FILE_A).wrapping_mul(FILE_TO_TOP_BYTE) >> 56) as u8;
+    let [diagonal, anti_diagonal] =
+        DIAGONALS[square].map(|line| ((mover & line).wrapping_mul(FILE_A) >> 56) as u8);
+    let count =
+        |position: usize, pattern: u8| u32::from(LINE_FLIP_COUNTS[position][usize::from(pattern)]);
+    count(file, row) + count(rank, column) + count(file, diagonal) + count(file, anti_diagonal)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Legal move generation: the set of empty squares where the player outflanks at least one
 //! opponent disc. A portable shift version for any CPU and an AVX2 version that runs the four
-//! line directions in parallel; `legal_moves` picks the AVX2 one when the build targets it.
+//! line directions in parallel; `legal_moves` picks the AVX2 one when the CPU has it (checked
+//! at run time, or known at build time when the build targets AVX2).
 
 /// Opponent discs that may be flipped along a line with a horizontal component: a disc on the
 /// a- or h-file can never be flanked sideways, and masking them stops shifts from wrapping rows.
@@ -19,15 +20,12 @@ pub const fn adjacent_empties(discs: u64, empties: u64) -> u64 {
 /// The legal moves of `player` against `opponent`, as a bitboard (bit 0 = a1, bit 63 = h8).
 #[inline]
 pub fn legal_moves(player: u64, opponent: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        // SAFETY: the build targets AVX2, so every CPU this binary runs on has it.
-        unsafe { legal_moves_avx2(player, opponent) }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { legal_moves_avx2(player, opponent) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-    {
-        legal_moves_portable(player, opponent)
-    }
+    legal_moves_portable(player, opponent)
 }
 
 /// Squares reached by runs of `mask` discs starting next to `player`, in both senses of one
