@@ -188,13 +188,17 @@ mod tests {
         assert_eq!(flips_portable(0, black, white), 0);
     }
 
+    /// A SIMD version of [`flips`].
+    #[cfg(target_arch = "x86_64")]
+    type FlipsVersion = unsafe fn(usize, u64, u64) -> u64;
+
     /// Random boards with every density of discs (a quarter empty on average) and every square:
     /// each SIMD version the CPU has gives the portable version's flips.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_simd_versions_equal_the_portable_one() {
         use std::arch::is_x86_feature_detected as has;
-        let versions: [(&str, bool, unsafe fn(usize, u64, u64) -> u64); 2] = [
+        let versions: [(&str, bool, FlipsVersion); 2] = [
             ("AVX2", has!("avx2"), flips_avx2),
             (
                 "AVX-512",
