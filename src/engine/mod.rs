@@ -504,7 +504,9 @@ impl Engine {
     }
 }
 
-/// A table of `mib` MiB whose memory is mapped now, so that the first search does not pay for it.
+/// A table of `mib` MiB whose memory is mapped without anyone waiting for it (see
+/// [`TranspositionTable::commit_memory`]): the first search pays no page faults, and the
+/// engine answers at once whatever the size.
 fn committed_table(mib: usize) -> Result<TranspositionTable, EngineError> {
     let mut tt = TranspositionTable::try_new(mib)?;
     tt.commit_memory();

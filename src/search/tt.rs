@@ -107,6 +107,10 @@ struct Bucket([Slot; 4]);
 // SAFETY: a bucket is atomics only; all zero is four unused slots.
 unsafe impl Zeroable for Bucket {}
 
+/// Bytes of a table mapped when it is committed, before the engine goes on: the default
+/// table's size, so that the default table is whole from the start.
+pub const COMMITTED_AT_ONCE: usize = 64 << 20;
+
 /// The memory for a table of the size asked could not be allocated.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot allocate {mib} MiB for the transposition table")]
@@ -160,20 +164,29 @@ impl TranspositionTable {
         })
     }
 
-    /// Backs the whole table with memory now, by writing it: a fresh table's pages are mapped
-    /// on first touch, which costs a first search tens of milliseconds of page faults (and of
-    /// huge page compaction) that an engine should pay when it starts, not during a move. A
-    /// table larger than half the machine's memory is left to be mapped as it is used, so
-    /// that asking for too much slows the engine down rather than getting it killed.
+    /// Backs the table with memory without making anyone wait for all of it: a fresh
+    /// table's pages are mapped on first touch, which costs a search page faults (and huge
+    /// page compaction), and mapping a table of gigabytes takes seconds, during which an
+    /// engine that waited would not answer. The first [`COMMITTED_AT_ONCE`] bytes are mapped
+    /// now; the rest by a thread of low priority, the table using only its mapped part (see
+    /// [`ZeroedArray::commit_in_background`]) until all of it is. A table larger
+    /// than half the machine's memory is left to be mapped as it is used, so that asking for
+    /// too much slows the engine down rather than getting it killed.
     pub fn commit_memory(&mut self) {
         if physical_memory().is_some_and(|bytes| self.size_bytes() <= bytes / 2) {
-            self.buckets.zero();
+            let first = (COMMITTED_AT_ONCE / std::mem::size_of::<Bucket>()).min(self.buckets.len());
+            self.buckets.commit_in_background(first);
         } else {
             log::warn!(
                 "a table of {} MiB is more than half this machine's memory: it is not committed up front",
                 self.size_bytes() >> 20
             );
         }
+    }
+
+    /// Whether all of the table is usable (its memory mapped, or left to be mapped as used).
+    pub fn fully_usable(&self) -> bool {
+        self.buckets.usable_len() == self.buckets.len()
     }
 
     /// A small table for tools and tests, where failing to allocate it is a bug.
@@ -201,8 +214,11 @@ impl TranspositionTable {
         self.generation.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// The bucket of `key` in the usable part of the table (a power of two of buckets).
+    #[inline]
     fn bucket(&self, key: u64) -> &Bucket {
-        &self.buckets[(key as usize) & self.mask]
+        let mask = self.mask & (self.buckets.usable_len() - 1);
+        &self.buckets[(key as usize) & mask]
     }
 
     /// Starts loading the bucket of `key` into the cache, so that a probe soon after does not

@@ -3,14 +3,22 @@
 //!
 //! On Linux the memory comes straight from `mmap`, whose pages the kernel zeroes when they are
 //! first touched: a large table costs nothing until the search uses it, and only the parts it
-//! uses. Elsewhere the allocation is zeroed when it is made.
+//! uses. Elsewhere the allocation is zeroed when it is made. The memory can also be mapped
+//! beside the work ([`ZeroedArray::commit_in_background`]): a first part at once, the rest by
+//! a thread of low priority, while the values mapped so far are in use.
 
 use std::alloc::Layout;
 use std::ops::Deref;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 /// The huge page size the allocation is aligned to.
 const HUGE_PAGE: usize = 2 << 20;
+
+/// The smallest page size: the committing thread checks whether to stop after each.
+const PAGE: usize = 4096;
 
 /// Types whose all-zero bytes are a valid value.
 ///
@@ -23,7 +31,22 @@ pub struct ZeroedArray<T: Zeroable> {
     start: NonNull<T>,
     len: usize,
     layout: Layout,
+    /// How many values, from the first, are mapped and may be used without a page fault:
+    /// all of them unless a background commit is under way, and then a power of two.
+    usable: Arc<AtomicUsize>,
+    /// The thread committing the rest of the memory, if one runs, with its stop flag.
+    committer: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
 }
+
+/// The bytes of the array's memory, as the committing thread sees them.
+struct Span {
+    start: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the committing thread writes only bytes beyond the usable values, which no one else
+// touches, and the array stops it before its memory is written elsewhere or released.
+unsafe impl Send for Span {}
 
 impl<T: Zeroable> ZeroedArray<T> {
     /// Allocates `len` (at least 1) zeroed values. `None` when the memory cannot be had.
@@ -41,14 +64,124 @@ impl<T: Zeroable> ZeroedArray<T> {
             start: start.cast(),
             len,
             layout,
+            usable: Arc::new(AtomicUsize::new(len)),
+            committer: None,
         })
     }
 
     /// Sets every value back to all zero bytes.
     pub fn zero(&mut self) {
-        // SAFETY: the allocation holds `layout.size()` bytes, and `&mut self` means no one
-        // else is reading them; all-zero is a valid `T`.
+        self.stop_committing();
+        // SAFETY: the allocation holds `layout.size()` bytes, and `&mut self` (with the
+        // committing thread stopped) means no one else is reading them; all-zero is a valid
+        // `T`.
         unsafe { std::ptr::write_bytes(self.start.as_ptr().cast::<u8>(), 0, self.layout.size()) };
+    }
+
+    /// Maps the array's memory beside the work: the pages of the first `first` values (a
+    /// power of two) now, the rest by a thread of low priority. Only the
+    /// values mapped so far are usable ([`ZeroedArray::usable_len`], which the thread raises
+    /// at each power of two), so that whoever uses them never waits for the kernel to zero
+    /// a page, and the array's owner never waits for the whole of it. The pages are mapped by
+    /// writing zeros over them, which no one else touches before they are usable: values in
+    /// use stay as they are. The thread ends when every page is mapped, or when the array is
+    /// zeroed or dropped.
+    pub fn commit_in_background(&mut self, first: usize) {
+        self.stop_committing();
+        let first = first.clamp(1, self.len);
+        assert!(first.is_power_of_two() || first == self.len);
+        let size = std::mem::size_of::<T>();
+        let bytes = self.start.as_ptr().cast::<u8>();
+        // SAFETY: the first `first` values are inside the allocation, and `&mut self` means
+        // no one else is using them; all-zero is a valid `T`.
+        unsafe { std::ptr::write_bytes(bytes, 0, first * size) };
+        if first == self.len {
+            return;
+        }
+        self.usable.store(first, Ordering::Release);
+        let stop = Arc::new(AtomicBool::new(false));
+        let span = Span {
+            start: bytes,
+            len: self.len * size,
+        };
+        let (stopped, usable) = (stop.clone(), self.usable.clone());
+        let thread = std::thread::Builder::new()
+            .name("table-commit".to_string())
+            .spawn(move || {
+                run_at_low_priority();
+                let span = span;
+                let mut from = first * size;
+                while from < span.len {
+                    let to = (from * 2).min(span.len);
+                    for page in (from..to).step_by(PAGE) {
+                        if stopped.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        // SAFETY: the page is inside the allocation, which lives until this
+                        // thread has been joined, and beyond the usable values, which no one
+                        // else touches until `usable` says so below.
+                        unsafe {
+                            std::ptr::write_bytes(span.start.add(page), 0, PAGE.min(to - page))
+                        };
+                    }
+                    usable.store(to / size, Ordering::Release);
+                    from = to;
+                }
+            });
+        match thread {
+            Ok(handle) => self.committer = Some((stop, handle)),
+            Err(e) => {
+                log::warn!("cannot start the thread that maps the table's memory: {e}");
+                self.usable.store(self.len, Ordering::Release);
+            }
+        }
+    }
+
+    /// How many values, from the first, are usable: all of them once the memory is mapped
+    /// (or when it is left to be mapped on first touch), fewer while a background commit
+    /// runs.
+    #[inline]
+    pub fn usable_len(&self) -> usize {
+        self.usable.load(Ordering::Acquire)
+    }
+
+    /// Stops the committing thread, if any, and waits for it; the values it had not mapped
+    /// yet become usable, to be mapped on first touch.
+    fn stop_committing(&mut self) {
+        if let Some((stop, thread)) = self.committer.take() {
+            stop.store(true, Ordering::Relaxed);
+            if thread.join().is_err() {
+                log::warn!("the thread that maps the table's memory panicked");
+            }
+        }
+        self.usable.store(self.len, Ordering::Release);
+    }
+}
+
+/// The niceness of the committing thread: when the cores are busy it gets about a tenth of
+/// one (a weight of 110 against 1,024), so that searches lose little while it runs, and it
+/// still finishes within a minute or so under a search that never pauses (pondering on every
+/// core); on an idle core it runs at full speed.
+#[cfg(target_os = "linux")]
+const COMMIT_NICENESS: libc::c_int = 10;
+
+/// Lowers the calling thread's priority to [`COMMIT_NICENESS`] (Linux, where niceness is per
+/// thread; elsewhere it keeps its priority).
+fn run_at_low_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority only read and set the calling thread's scheduling
+        // attributes; a refusal leaves the thread at its normal priority.
+        let done = unsafe {
+            libc::setpriority(
+                libc::PRIO_PROCESS,
+                libc::gettid() as libc::id_t,
+                COMMIT_NICENESS,
+            )
+        };
+        if done != 0 {
+            log::debug!("the table's memory is mapped at normal priority");
+        }
     }
 }
 
@@ -129,7 +262,9 @@ impl<T: Zeroable> Deref for ZeroedArray<T> {
 
 impl<T: Zeroable> Drop for ZeroedArray<T> {
     fn drop(&mut self) {
-        // SAFETY: allocated in `try_new` with this layout; `Zeroable` values need no drop.
+        self.stop_committing();
+        // SAFETY: allocated in `try_new` with this layout, and the committing thread is
+        // stopped; `Zeroable` values need no drop.
         unsafe { release(self.start.cast(), self.layout) }
     }
 }
@@ -170,6 +305,67 @@ mod tests {
         assert!(array
             .iter()
             .all(|l| l.0.iter().all(|w| w.load(Ordering::Relaxed) == 0)));
+    }
+
+    /// How many of the array's first `values` values' pages the kernel has mapped.
+    #[cfg(target_os = "linux")]
+    fn resident_pages(array: &ZeroedArray<Line>, values: usize) -> usize {
+        let bytes = values * std::mem::size_of::<Line>();
+        let pages = bytes.div_ceil(PAGE);
+        let mut resident = vec![0u8; pages];
+        // SAFETY: the range lies inside the array's mapping, and the vector has a byte for
+        // every page of it.
+        let done = unsafe { libc::mincore(array.as_ptr() as *mut _, bytes, resident.as_mut_ptr()) };
+        assert_eq!(done, 0, "mincore");
+        resident.iter().filter(|&&r| r & 1 == 1).count()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn committing_beside_the_work_maps_the_pages_and_grows_the_usable_part() {
+        const LEN: usize = 1 << 16;
+        let mut array = ZeroedArray::<Line>::try_new(LEN).expect("4 MB");
+        assert_eq!(array.usable_len(), LEN, "all usable before any commit");
+        assert_eq!(resident_pages(&array, LEN), 0, "fresh memory is not mapped");
+        array.commit_in_background(1 << 10);
+        let mut seen = vec![array.usable_len()];
+        assert_eq!(
+            resident_pages(&array, 1 << 10),
+            (1 << 16) / PAGE,
+            "the first part at once"
+        );
+        for (i, line) in array.iter().take(1 << 10).enumerate().step_by(7) {
+            line.0[0].store(i as u64 + 1, Ordering::Relaxed);
+        }
+        while array.usable_len() < LEN {
+            let usable = array.usable_len();
+            if seen.last() != Some(&usable) {
+                seen.push(usable);
+            }
+            std::thread::yield_now();
+        }
+        assert!(seen[0] >= 1 << 10, "{seen:?}");
+        assert!(seen.iter().all(|u| u.is_power_of_two()), "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        assert_eq!(
+            resident_pages(&array, LEN),
+            LEN * 64 / PAGE,
+            "every page mapped"
+        );
+        for (i, line) in array.iter().enumerate() {
+            let expected = if i < 1 << 10 && i % 7 == 0 {
+                i as u64 + 1
+            } else {
+                0
+            };
+            assert_eq!(line.0[0].load(Ordering::Relaxed), expected);
+        }
+        // Zeroing and dropping stop a commit still running, and leave all of it usable.
+        array.commit_in_background(1);
+        array.zero();
+        assert_eq!(array.usable_len(), LEN);
+        array.commit_in_background(1);
+        drop(array);
     }
 
     #[test]
