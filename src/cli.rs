@@ -81,4 +81,6 @@ pub enum Command {
     TuneMpc(tune_mpc::TuneMpcArgs),
     /// Opening book tools: build, show, extend, merge.
     Book(book::BookArgs),
+    /// A board in the browser: play, hints, set-up and game review (a local web server).
+    Web(crate::web::WebArgs),
 }

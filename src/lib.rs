@@ -3,7 +3,8 @@
 //! - [`board`]: the rules on bitboards (moves, flips, passes, scores, symmetries, hashing);
 //! - [`book`]: the opening book (positions merged under symmetry, values negamaxed);
 //! - [`notation`]: squares, board strings, transcripts, OBF, GGF and WTHOR, parsed and printed;
-//! - [`tools`]: the command-line tools built on the library (perft, ...).
+//! - [`tools`]: the command-line tools built on the library (perft, ...);
+//! - [`web`]: `oxello web`, a board in the browser over the same engine core.
 
 pub mod board;
 pub mod book;
@@ -15,5 +16,6 @@ pub mod protocol;
 pub mod random;
 pub mod search;
 pub mod tools;
+pub mod web;
 
 pub use board::{Board, Color, Move, Position};

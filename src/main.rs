@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Parser;
 
-use oxello::book::Book;
+use oxello::book::{Book, BookFormat};
 use oxello::cli::{Cli, Command};
 use oxello::engine::EngineOptions;
 use oxello::eval::Evaluation;
@@ -12,6 +12,8 @@ use oxello::protocol::ServerConfig;
 use oxello::tools::{
     arena, bench, book, eval_error, label, perft, selfplay, solve, train, tune_mpc,
 };
+use std::path::PathBuf;
+use std::sync::Arc;
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -25,21 +27,11 @@ fn main() -> Result<()> {
     let evaluation = Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
     match cli.command {
         None => {
-            let (book, book_file) = match (&cli.book, cli.no_book) {
-                (_, true) => (None, None),
-                (Some(path), false) => {
-                    let (book, format) = Book::read_file_with_format(path)?;
-                    (
-                        Some(std::sync::Arc::new(book)),
-                        Some((path.clone(), format)),
-                    )
-                }
-                (None, false) => (Some(Book::builtin()), None),
-            };
+            let EngineBook { book, file } = engine_book(&cli)?;
             oxello::protocol::serve(
                 ServerConfig {
                     book,
-                    book_file,
+                    book_file: file,
                     book_randomness: cli.book_random,
                     evaluation,
                     engine: EngineOptions {
@@ -70,5 +62,36 @@ fn main() -> Result<()> {
         Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
         Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &evaluation),
         Some(Command::Book(args)) => book::run(args, cli.threads, &evaluation),
+        Some(Command::Web(ref args)) => {
+            let book = engine_book(&cli)?.book;
+            oxello::web::run(args, cli.threads.unwrap_or(all_cores), evaluation, book)
+        }
     }
+}
+
+/// The book the engine plays from (`--book`, `--no-book`, else the built-in one), and the file
+/// and format it came from (`None` for the built-in book or none).
+struct EngineBook {
+    book: Option<Arc<Book>>,
+    file: Option<(PathBuf, BookFormat)>,
+}
+
+fn engine_book(cli: &Cli) -> Result<EngineBook> {
+    Ok(match (&cli.book, cli.no_book) {
+        (_, true) => EngineBook {
+            book: None,
+            file: None,
+        },
+        (Some(path), false) => {
+            let (book, format) = Book::read_file_with_format(path)?;
+            EngineBook {
+                book: Some(Arc::new(book)),
+                file: Some((path.clone(), format)),
+            }
+        }
+        (None, false) => EngineBook {
+            book: Some(Book::builtin()),
+            file: None,
+        },
+    })
 }
