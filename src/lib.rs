@@ -1,6 +1,7 @@
 //! oxello: a multithreaded Othello engine.
 //!
 //! - [`board`]: the rules on bitboards (moves, flips, passes, scores, symmetries, hashing);
+//! - [`cpu`]: the instruction-set levels the search is compiled for, chosen at run time;
 //! - [`book`]: the opening book (positions merged under symmetry, values negamaxed);
 //! - [`notation`]: squares, board strings, transcripts, OBF, GGF and WTHOR, parsed and printed;
 //! - [`tools`]: the command-line tools built on the library (perft, ...);
@@ -9,6 +10,7 @@
 pub mod board;
 pub mod book;
 pub mod cli;
+pub mod cpu;
 pub mod engine;
 pub mod eval;
 pub mod notation;

@@ -3,7 +3,7 @@
 //! first non-opponent square along the line must hold a player disc, and everything between is
 //! flipped. A portable version and an AVX-512 version do that with bit scans; the AVX2 version
 //! (no per-lane bit scan) finds the runs below the square with an occluded fill instead.
-//! `flips` takes the widest version the CPU has, checked at run time (or known at build time
+//! `flips` takes the widest version of the level `crate::cpu` chose (or known at build time
 //! when the build targets it).
 
 /// The four full lines (row, column, diagonal, anti-diagonal) through each square, the square
@@ -40,16 +40,20 @@ const fn build_lines() -> [[u64; 4]; 64] {
 
 /// The opponent discs flipped when `player` plays on the empty `square` (0 = a1 .. 63 = h8).
 /// Zero means the move is illegal. Uses the widest SIMD version the CPU has.
-#[inline]
+#[inline(always)]
 pub fn flips(square: usize, player: u64, opponent: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::is_x86_feature_detected as has;
-        if has!("avx512cd") && has!("avx512vl") {
+        use crate::cpu::{level, Level};
+        if cfg!(all(
+            target_feature = "avx512cd",
+            target_feature = "avx512vl"
+        )) || level() == Level::V4
+        {
             // SAFETY: the CPU has AVX-512 CD and VL (and so F and AVX2).
             return unsafe { flips_avx512(square, player, opponent) };
         }
-        if has!("avx2") {
+        if cfg!(target_feature = "avx2") || level() == Level::V3 {
             // SAFETY: the CPU has AVX2.
             return unsafe { flips_avx2(square, player, opponent) };
         }
@@ -88,6 +92,7 @@ pub fn flips_portable(square: usize, player: u64, opponent: u64) -> u64 {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 pub unsafe fn flips_avx2(square: usize, player: u64, opponent: u64) -> u64 {
     use std::arch::x86_64::*;
     // Lanes follow `LINES`: row, column, diagonal, anti-diagonal.
@@ -141,6 +146,7 @@ pub unsafe fn flips_avx2(square: usize, player: u64, opponent: u64) -> u64 {
 /// The CPU must support AVX2, AVX-512F, AVX-512CD and AVX-512VL.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512cd,avx512vl")]
+#[inline]
 pub unsafe fn flips_avx512(square: usize, player: u64, opponent: u64) -> u64 {
     use std::arch::x86_64::*;
     let lines = _mm256_loadu_si256(LINES[square].as_ptr() as *const __m256i);

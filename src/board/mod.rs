@@ -71,26 +71,26 @@ impl Board {
     }
 
     /// Legal moves of the side to move as a bitboard.
-    #[inline]
+    #[inline(always)]
     pub fn moves(&self) -> u64 {
         legal_moves(self.player, self.opponent)
     }
 
     /// Legal moves of the side that just moved (its moves if the side to move passed).
-    #[inline]
+    #[inline(always)]
     pub fn opponent_moves(&self) -> u64 {
         legal_moves(self.opponent, self.player)
     }
 
     /// Discs flipped by the side to move playing `square`; zero if the move is illegal.
-    #[inline]
+    #[inline(always)]
     pub fn flips(&self, square: usize) -> u64 {
         flips(square, self.player, self.opponent)
     }
 
     /// The position after the side to move plays `square`, flipping `flipped`
     /// (as given by [`Board::flips`]); the other side is then to move.
-    #[inline]
+    #[inline(always)]
     pub fn play_with_flips(&self, square: usize, flipped: u64) -> Board {
         Board {
             player: self.opponent ^ flipped,
@@ -108,7 +108,7 @@ impl Board {
     }
 
     /// The position after the side to move passes.
-    #[inline]
+    #[inline(always)]
     pub fn pass(&self) -> Board {
         Board {
             player: self.opponent,
@@ -127,32 +127,32 @@ impl Board {
     }
 
     /// Empty squares as a bitboard.
-    #[inline]
+    #[inline(always)]
     pub fn empties(&self) -> u64 {
         !(self.player | self.opponent)
     }
 
     /// Number of empty squares.
-    #[inline]
+    #[inline(always)]
     pub fn empty_count(&self) -> u32 {
         self.empties().count_ones()
     }
 
     /// Discs of the side to move.
-    #[inline]
+    #[inline(always)]
     pub fn player_count(&self) -> u32 {
         self.player.count_ones()
     }
 
     /// Discs of the other side.
-    #[inline]
+    #[inline(always)]
     pub fn opponent_count(&self) -> u32 {
         self.opponent.count_ones()
     }
 
     /// The final disc difference for the side to move, empties going to the winner (the WTHOR
     /// and FFO convention). Meaningful when the game is over.
-    #[inline]
+    #[inline(always)]
     pub fn final_score(&self) -> i32 {
         let player = self.player_count() as i32;
         let opponent = self.opponent_count() as i32;
@@ -171,11 +171,13 @@ impl Board {
     }
 
     /// Discs of the side to move that can never be flipped (a sound subset).
+    #[inline(always)]
     pub fn stable_player_discs(&self) -> u64 {
         stable_discs(self.player, self.player | self.opponent)
     }
 
     /// Discs of the other side that can never be flipped (a sound subset).
+    #[inline(always)]
     pub fn stable_opponent_discs(&self) -> u64 {
         stable_discs(self.opponent, self.player | self.opponent)
     }
@@ -199,7 +201,7 @@ impl Board {
     }
 
     /// A 64-bit key for the transposition table.
-    #[inline]
+    #[inline(always)]
     pub fn hash_key(&self) -> u64 {
         hash_key(self.player, self.opponent)
     }
@@ -212,7 +214,7 @@ pub struct Squares(pub u64);
 impl Iterator for Squares {
     type Item = usize;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         if self.0 == 0 {
             return None;

@@ -1,7 +1,7 @@
 //! Legal move generation: the set of empty squares where the player outflanks at least one
 //! opponent disc. A portable shift version for any CPU and an AVX2 version that runs the four
-//! line directions in parallel; `legal_moves` picks the AVX2 one when the CPU has it (checked
-//! at run time, or known at build time when the build targets AVX2).
+//! line directions in parallel; `legal_moves` picks the AVX2 one from the level `crate::cpu`
+//! chose (or at build time when the build targets AVX2).
 
 /// Opponent discs that may be flipped along a line with a horizontal component: a disc on the
 /// a- or h-file can never be flanked sideways, and masking them stops shifts from wrapping rows.
@@ -18,10 +18,10 @@ pub const fn adjacent_empties(discs: u64, empties: u64) -> u64 {
 }
 
 /// The legal moves of `player` against `opponent`, as a bitboard (bit 0 = a1, bit 63 = h8).
-#[inline]
+#[inline(always)]
 pub fn legal_moves(player: u64, opponent: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if cfg!(target_feature = "avx2") || crate::cpu::level() >= crate::cpu::Level::V3 {
         // SAFETY: the CPU has AVX2.
         return unsafe { legal_moves_avx2(player, opponent) };
     }
@@ -63,6 +63,7 @@ pub fn legal_moves_portable(player: u64, opponent: u64) -> u64 {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 pub unsafe fn legal_moves_avx2(player: u64, opponent: u64) -> u64 {
     use std::arch::x86_64::*;
     let shift1 = _mm256_set_epi64x(7, 9, 8, 1);

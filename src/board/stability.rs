@@ -144,6 +144,7 @@ fn edge_stable_discs(discs: u64, others: u64) -> u64 {
 }
 
 /// A set of `discs` that can never be flipped, given all discs `occupied`.
+#[inline(always)]
 pub fn stable_discs(discs: u64, occupied: u64) -> u64 {
     let [rows, cols, diagonal, anti] = full_lines(occupied);
     let mut stable =

@@ -85,7 +85,7 @@ fn indices_of(ones: u64, twos: u64) -> Lanes {
 
 /// The index of every instance on `board` as the side to move sees it: its discs 1, the other
 /// side's 2.
-#[inline]
+#[inline(always)]
 pub fn mover_indices(board: &Board) -> Lanes {
     indices_of(board.player, board.opponent)
 }
@@ -98,7 +98,7 @@ pub struct ParentIndices(Lanes);
 
 impl ParentIndices {
     /// The indices of `board` for its side not to move, square by square.
-    #[inline]
+    #[inline(always)]
     pub fn of(board: &Board) -> ParentIndices {
         ParentIndices(indices_of(board.opponent, board.player))
     }
@@ -106,7 +106,7 @@ impl ParentIndices {
     /// The indices for the side to move after the move to `square` flipping `flipped`: in its
     /// view the square goes from 0 to 2 and the flipped discs from 1 to 2, so only those few
     /// squares' powers are added.
-    #[inline]
+    #[inline(always)]
     pub fn after_move(&self, square: usize, flipped: u64) -> Lanes {
         let powers = &**SQUARE_POWERS;
         self.0

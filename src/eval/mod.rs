@@ -30,6 +30,7 @@ pub trait Evaluator<N>: Sync {
     where
         Self: Sized,
     {
+        #[inline(always)]
         move |_, child| self.evaluate(child)
     }
 }
@@ -80,7 +81,7 @@ impl Evaluation {
 }
 
 impl Evaluator<Board> for Evaluation {
-    #[inline]
+    #[inline(always)]
     fn evaluate(&self, board: &Board) -> i32 {
         match self {
             Evaluation::Simple => SimpleEvaluator.evaluate(board),
@@ -88,7 +89,7 @@ impl Evaluator<Board> for Evaluation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn children_of(&self, parent: &Board) -> impl Fn(usize, &Board) -> i32 + '_
     where
         Self: Sized,
@@ -98,6 +99,7 @@ impl Evaluator<Board> for Evaluation {
             Evaluation::Patterns(patterns) => Some((&**patterns, ParentIndices::of(parent))),
         };
         let parent_opponent = parent.opponent;
+        #[inline(always)]
         move |square, child| match &patterns {
             // The flipped discs: the parent's opponent's, which the child's side to move lost.
             Some((patterns, indices)) => {

@@ -85,7 +85,7 @@ impl PatternEvaluator {
     }
 
     /// The score of `board` in 1/256 disc, before rounding.
-    #[inline]
+    #[inline(always)]
     pub fn raw(&self, board: &Board) -> i32 {
         self.raw_with(board, &mover_indices(board))
     }
@@ -111,7 +111,7 @@ impl PatternEvaluator {
 
     /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
     /// from a parent with `indices`: its indices derived from the parent's.
-    #[inline]
+    #[inline(always)]
     pub fn evaluate_child(
         &self,
         indices: &ParentIndices,
@@ -130,7 +130,7 @@ fn to_discs(raw: i32) -> i32 {
 }
 
 impl Evaluator<Board> for PatternEvaluator {
-    #[inline]
+    #[inline(always)]
     fn evaluate(&self, board: &Board) -> i32 {
         to_discs(self.raw(board))
     }

@@ -34,7 +34,7 @@ const POTENTIAL_VALUES: usize = 41;
 pub const FEATURE_SLOTS: usize = 2 * MOBILITY_VALUES + 2 * POTENTIAL_VALUES;
 
 /// Where each counting feature's value falls in the block of [`FEATURE_SLOTS`].
-#[inline]
+#[inline(always)]
 pub fn feature_offsets(board: &Board) -> [usize; 4] {
     let empties = board.empties();
     let count = |bits: u64, cap: usize| (bits.count_ones() as usize).min(cap - 1);

@@ -27,6 +27,7 @@ use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
 use super::INFINITY;
 use crate::board::{adjacent_empties, last_flip_count, Board, Squares};
+use crate::cpu::per_level;
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use std::cmp::Reverse;
@@ -83,7 +84,7 @@ fn quadrant(square: u8) -> u8 {
 }
 
 /// The empty `squares` of `board`, those in quadrants with an odd number of empties first.
-#[inline]
+#[inline(always)]
 fn parity_sorted<const N: usize>(board: &Board, squares: [u8; N]) -> [u8; N] {
     let odd = odd_quadrant_squares(board.empties());
     let mut ordered = squares;
@@ -134,7 +135,7 @@ fn flips_if_any(square: usize, player: u64, opponent: u64) -> u64 {
 }
 
 /// The exact score of a board with one empty square `square`.
-#[inline]
+#[inline(always)]
 fn solve_last_square(board: &Board, square: usize) -> i32 {
     let player = board.player_count() as i32;
     let flipped = last_flip_count(square, board.player) as i32;
@@ -172,7 +173,7 @@ pub(super) fn null_window_solve<E: Evaluator<Board>>(
 
 impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// Dispatches by the number of empties.
-    #[inline]
+    #[inline(always)]
     fn solve(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         if empties >= TABLE_MIN_EMPTIES {
             self.solve_deep(board, alpha, empties)
@@ -183,9 +184,37 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         }
     }
 
+    per_level! {
+        /// The last few empties ([`Self::solve_last_body`]).
+        fn solve_last[solve_last_v4, solve_last_v3, solve_last_baseline](
+            &mut self, board: &Board, alpha: i32, empties: u32
+        ) -> i32 => solve_last_body;
+
+        /// Four empties ([`Self::last_4_body`]).
+        fn last_4[last_4_v4, last_4_v3, last_4_baseline](
+            &mut self, board: &Board, alpha: i32, squares: [u8; 4]
+        ) -> i32 => last_4_body;
+
+        /// Three empties ([`Self::last_3_body`]).
+        fn last_3[last_3_v4, last_3_v3, last_3_baseline](
+            &mut self, board: &Board, alpha: i32, squares: [u8; 3]
+        ) -> i32 => last_3_body;
+
+        /// A node of middle size without the cache ([`Self::search_small_body`]).
+        fn search_small[search_small_v4, search_small_v3, search_small_baseline](
+            &mut self, board: &Board, alpha: i32, empties: u32
+        ) -> i32 => search_small_body;
+
+        /// A large node ([`Self::solve_deep_body`]).
+        fn solve_deep[solve_deep_v4, solve_deep_v3, solve_deep_baseline](
+            &mut self, board: &Board, alpha: i32, empties: u32
+        ) -> i32 => solve_deep_body;
+    }
+
     /// The last few empties: no table, no move generation (each empty square is tried for
     /// flips), the empty squares handed down as a list in quadrant parity order.
-    fn solve_last(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    #[inline(always)]
+    fn solve_last_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         let empty_squares = board.empties();
         let odd = odd_quadrant_squares(empty_squares);
         let mut squares = [0u8; LAST_MOVES_EMPTIES as usize];
@@ -213,7 +242,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// The stability cutoff of the last empties, tried only from `LAST_STABILITY_MIN_ALPHA`.
-    #[inline]
+    #[inline(always)]
     fn last_stability_bound(&mut self, board: &Board, alpha: i32, empties: usize) -> Option<i32> {
         if alpha < LAST_STABILITY_MIN_ALPHA[empties - 4] {
             return None;
@@ -225,6 +254,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 
     /// Five empties: the stability cutoff, then each child's four squares put back in parity
     /// order.
+    #[inline]
     fn last_5(&mut self, board: &Board, alpha: i32, squares: [u8; 5]) -> i32 {
         if let Some(bound) = self.last_stability_bound(board, alpha, 5) {
             return bound;
@@ -233,6 +263,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             board,
             alpha,
             &squares,
+            #[inline(always)]
             |solver, child, child_alpha, played| {
                 let rest = parity_sorted(child, without(&squares, played));
                 solver.last_4(child, child_alpha, rest)
@@ -241,7 +272,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Four empties: the stability cutoff, then the squares in the order given.
-    fn last_4(&mut self, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
+    #[inline(always)]
+    fn last_4_body(&mut self, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
         if let Some(bound) = self.last_stability_bound(board, alpha, 4) {
             return bound;
         }
@@ -249,6 +281,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             board,
             alpha,
             &squares,
+            #[inline(always)]
             |solver, child, child_alpha, played| {
                 solver.last_3(child, child_alpha, without(&squares, played))
             },
@@ -256,7 +289,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Three empties: the square alone in its quadrant, if one is, goes first.
-    fn last_3(&mut self, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
+    #[inline(always)]
+    fn last_3_body(&mut self, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
         let [a, b, c] = squares;
         let ordered = match (quadrant(a) == quadrant(b), quadrant(a) == quadrant(c)) {
             (true, false) => [c, a, b],
@@ -267,6 +301,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             board,
             alpha,
             &ordered,
+            #[inline(always)]
             |solver, child, child_alpha, played| {
                 solver.last_2(child, child_alpha, without(&ordered, played))
             },
@@ -274,10 +309,15 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Two empties: each move leaves one square to score.
+    #[inline]
     fn last_2(&mut self, board: &Board, alpha: i32, squares: [u8; 2]) -> i32 {
-        self.last_moves(board, alpha, &squares, |_, child, _, played| {
-            solve_last_square(child, usize::from(squares[1 - played]))
-        })
+        self.last_moves(
+            board,
+            alpha,
+            &squares,
+            #[inline(always)]
+            |_, child, _, played| solve_last_square(child, usize::from(squares[1 - played])),
+        )
     }
 
     /// A node of the last empties, `squares` tried in order: the best score of the side to
@@ -329,6 +369,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Middle sizes: the thread's endgame cache from `CACHE_MIN_EMPTIES`, then the search.
+    #[inline(always)]
     fn solve_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         let cached = empties >= CACHE_MIN_EMPTIES;
         if cached {
@@ -345,7 +386,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Fastest first (no sorting for a single move), no table.
-    fn search_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    #[inline(always)]
+    fn search_small_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
         let moves = board.moves();
         if moves == 0 {
@@ -379,7 +421,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Large positions: table, stability, enhanced transposition cutoff, parallel split.
-    fn solve_deep(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    #[inline(always)]
+    fn solve_deep_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
         if self.searcher.stopped() {
             return alpha;
@@ -484,6 +527,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 
     /// Keys the moves by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the static
     /// evaluation weighed into the fastest-first key, from there a shallow search.
+    #[inline(always)]
     fn order_by_evaluation(&mut self, list: &mut MoveEntries, empties: u32) {
         if empties < SHALLOW_ORDER_MIN_EMPTIES {
             for entry in list.iter_mut() {
@@ -610,7 +654,7 @@ const TABLE_MOVE_KEY: i32 = 1 << 24;
 /// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies
 /// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
 /// discs made stable at the corners.
-#[inline]
+#[inline(always)]
 fn ordered_moves(board: &Board, moves: u64, table_move: u8, list: &mut MoveEntries) {
     let odd = odd_quadrant_squares(board.empties());
     for square in Squares(moves) {
@@ -645,7 +689,7 @@ fn take_best(list: &mut MoveEntries) -> Option<MoveEntry> {
 
 /// An upper bound from the opponent's stable discs that already fails low, if any. Computed
 /// only when the bound could reach `alpha` at all.
-#[inline]
+#[inline(always)]
 fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
     if alpha < 64 - 2 * board.opponent_count() as i32 {
         return None;

@@ -12,6 +12,7 @@ use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
 use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use super::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
+use crate::cpu::per_level;
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use parking_lot::Mutex;
@@ -33,7 +34,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
 
 impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// The value of a node at depth 0: exact if the game is over, else the evaluation.
-    #[inline]
+    #[inline(always)]
     fn leaf(&self, node: &N) -> i32 {
         if node.moves() == 0 && node.pass().moves() == 0 {
             node.final_score()
@@ -42,9 +43,33 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         }
     }
 
-    /// Principal variation search, fail-soft. `pv` marks nodes on the principal variation,
-    /// searched with an open window; the others get null windows.
-    pub(super) fn pvs(&mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
+    per_level! {
+        /// Principal variation search, fail-soft. `pv` marks nodes on the principal variation,
+        /// searched with an open window; the others get null windows.
+        pub(super) fn pvs[pvs_v4, pvs_v3, pvs_baseline](
+            &mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool
+        ) -> i32 => pvs_body;
+
+        /// The search of a node's moves once the table has not settled it ([`Self::expand_body`]).
+        fn expand[expand_v4, expand_v3, expand_baseline](
+            &mut self,
+            node: &N,
+            moves: u64,
+            window: (i32, i32),
+            depth: u32,
+            pv: bool,
+            table: (u64, u8),
+        ) -> i32 => expand_body;
+
+        /// A node one ply above the leaves ([`Self::frontier_body`]).
+        fn frontier[frontier_v4, frontier_v3, frontier_baseline](
+            &mut self, node: &N, moves: u64, beta: i32
+        ) -> i32 => frontier_body;
+    }
+
+    /// [`Self::pvs`], compiled into each level's clone.
+    #[inline(always)]
+    fn pvs_body(&mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
         self.count_node();
         if self.stopped() {
             return 0;
@@ -91,8 +116,8 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// enhanced transposition cutoff, then the moves in order (the table's move for the
     /// node's `key` first), deferring those another thread is in, or splitting them between
     /// threads.
-    #[inline]
-    fn expand(
+    #[inline(always)]
+    fn expand_body(
         &mut self,
         node: &N,
         moves: u64,
@@ -206,8 +231,8 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// children, taken class by class of [`SearchNode::FRONTIER_ORDER`] up to the first that
     /// reaches `beta` (fail-soft). No table and no ordering by hints: here a table probe or a
     /// hint costs about what the evaluations it might save cost.
-    #[inline]
-    fn frontier(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
+    #[inline(always)]
+    fn frontier_body(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
         let mut best = -INFINITY;
         let evaluate_child = self.ctx.evaluator.children_of(node);
         for &class in N::FRONTIER_ORDER {

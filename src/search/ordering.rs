@@ -25,7 +25,7 @@ const TABLE_MOVE_KEY: i32 = 1 << 28;
 
 impl<N: SearchNode> MoveList<N> {
     /// Builds the list of `node`'s `moves`, keyed by the hint (when on) and the table move.
-    #[inline]
+    #[inline(always)]
     pub fn new(node: &N, moves: u64, table_move: u8, options: &OrderingOptions) -> MoveList<N> {
         let mut candidates = ArrayVec::new();
         let mut rest = moves;

@@ -27,12 +27,12 @@ impl SearchNode for Board {
     /// Corners first, the squares beside them last.
     const FRONTIER_ORDER: &'static [u64] = &[CORNERS, !(CORNERS | BESIDE_CORNERS), BESIDE_CORNERS];
 
-    #[inline]
+    #[inline(always)]
     fn moves(&self) -> u64 {
         Board::moves(self)
     }
 
-    #[inline]
+    #[inline(always)]
     fn play(&self, mv: usize) -> Board {
         self.play_with_flips(mv, self.flips(mv))
     }
@@ -59,7 +59,7 @@ impl SearchNode for Board {
 
     /// Fastest first: few replies for the opponent, little potential mobility for it, and the
     /// square's own priority.
-    #[inline]
+    #[inline(always)]
     fn ordering_hint(&self, mv: usize, child: &Board) -> i32 {
         let replies = child.moves().count_ones() as i32;
         let corner_replies = (child.moves() & 0x8100_0000_0000_0081).count_ones() as i32;

@@ -492,6 +492,7 @@ pub fn run(args: &BenchArgs, threads: usize, evaluation: Evaluation) -> anyhow::
     }
     let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
     let seconds: f64 = lines.iter().map(|l| l.elapsed.as_secs_f64()).sum();
+    println!("instruction set {}", crate::cpu::level().name());
     println!("time {seconds:.3} s");
     println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
     Ok(())
