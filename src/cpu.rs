@@ -41,25 +41,8 @@ impl Level {
     }
 }
 
-/// The level the build targets, when it targets one above the baseline: then every function
-/// is compiled with its instructions and there is nothing to choose at run time.
-pub const BUILD_LEVEL: Option<Level> = if cfg!(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "bmi1",
-    target_feature = "bmi2",
-    target_feature = "fma",
-    target_feature = "lzcnt",
-    target_feature = "movbe",
-    target_feature = "popcnt",
-    target_feature = "avx512f",
-    target_feature = "avx512cd",
-    target_feature = "avx512vl",
-    target_feature = "avx512bw",
-    target_feature = "avx512dq"
-)) {
-    Some(Level::V4)
-} else if cfg!(all(
+/// Whether the build targets every instruction of x86-64-v3.
+const BUILT_FOR_V3: bool = cfg!(all(
     target_arch = "x86_64",
     target_feature = "avx2",
     target_feature = "bmi1",
@@ -68,7 +51,23 @@ pub const BUILD_LEVEL: Option<Level> = if cfg!(all(
     target_feature = "lzcnt",
     target_feature = "movbe",
     target_feature = "popcnt"
-)) {
+));
+
+/// Whether the build targets every instruction of x86-64-v4 (x86-64-v3 and AVX-512).
+const BUILT_FOR_V4: bool = BUILT_FOR_V3
+    && cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512cd",
+        target_feature = "avx512vl",
+        target_feature = "avx512bw",
+        target_feature = "avx512dq"
+    ));
+
+/// The level the build targets, when it targets one above the baseline: then every function
+/// is compiled with its instructions and there is nothing to choose at run time.
+pub const BUILD_LEVEL: Option<Level> = if BUILT_FOR_V4 {
+    Some(Level::V4)
+} else if BUILT_FOR_V3 {
     Some(Level::V3)
 } else {
     None

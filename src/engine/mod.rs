@@ -74,6 +74,18 @@ impl Game {
         }
     }
 
+    /// The game from `start` through `moves`, or the index of the first illegal move.
+    pub fn from_moves(
+        start: Position,
+        moves: impl IntoIterator<Item = Move>,
+    ) -> Result<Game, (usize, IllegalMove)> {
+        let mut game = Game::new(start);
+        for (index, mv) in moves.into_iter().enumerate() {
+            game.play(mv).map_err(|e| (index, e))?;
+        }
+        Ok(game)
+    }
+
     /// The current position.
     pub fn position(&self) -> Position {
         *self.positions.last().expect("a game has a start position")
@@ -540,5 +552,26 @@ impl ExitSearcher for Engine {
         stop: &AtomicBool,
     ) -> SearchResult {
         self.search_with_stop(position, limits, options, stop, &mut |_| {})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_move;
+
+    fn moves(text: &[&str]) -> Vec<Move> {
+        text.iter().map(|m| parse_move(m).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_game_from_moves_replays_them_or_names_the_first_illegal_one() {
+        let game = Game::from_moves(Position::START, moves(&["f5", "d6", "c3"])).unwrap();
+        assert_eq!(game.moves(), moves(&["f5", "d6", "c3"]).as_slice());
+        assert_eq!(game.positions().len(), 4);
+        assert_eq!(game.start(), Position::START);
+        let (index, _) = Game::from_moves(Position::START, moves(&["f5", "d6", "a1", "c3"]))
+            .expect_err("a1 is illegal");
+        assert_eq!(index, 2);
     }
 }

@@ -70,12 +70,8 @@ impl NBoardSession {
             },
             "game" => match GgfGame::parse(value) {
                 Ok(game) => {
-                    let mut replay = Game::new(game.start);
-                    for m in &game.moves {
-                        replay
-                            .play(m.mv)
-                            .expect("the GGF parser checked every move");
-                    }
+                    let replay = Game::from_moves(game.start, game.moves.iter().map(|m| m.mv))
+                        .expect("the GGF parser checked every move");
                     engine.set_game(replay);
                     self.game = game;
                 }

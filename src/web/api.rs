@@ -165,12 +165,8 @@ fn game_from_setup(text: &str) -> Result<Game, BadRequest> {
     if text.contains("(;") {
         let record =
             GgfGame::parse(text).map_err(|e| BadRequest::new(format!("bad GGF game: {e}")))?;
-        let mut game = Game::new(record.start);
-        for (i, m) in record.moves.iter().enumerate() {
-            game.play(m.mv)
-                .map_err(|e| BadRequest::new(format!("GGF move {} is illegal: {e}", i + 1)))?;
-        }
-        return Ok(game);
+        return Game::from_moves(record.start, record.moves.iter().map(|m| m.mv))
+            .map_err(|(i, e)| BadRequest::new(format!("GGF move {} is illegal: {e}", i + 1)));
     }
     if let Ok(start) = parse_position(text) {
         return Ok(Game::new(start));
@@ -181,11 +177,7 @@ fn game_from_setup(text: &str) -> Result<Game, BadRequest> {
              or a GGF game: {e}"
         ))
     })?;
-    let mut game = Game::new(Position::START);
-    for mv in moves {
-        game.play(mv).expect("the transcript was checked");
-    }
-    Ok(game)
+    Ok(Game::from_moves(Position::START, moves).expect("the transcript was checked"))
 }
 
 /// What the page shows of a position.

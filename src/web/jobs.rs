@@ -278,6 +278,28 @@ fn search_move_name(mv: Option<u8>) -> String {
     move_name(mv.map_or(Move::Pass, Move::Play))
 }
 
+impl ThinkReport {
+    /// The report of a search, from its progress or its result: its best move (`None`: a
+    /// pass), principal variation, score, depth and (nodes, time).
+    fn of_search(
+        best: Option<u8>,
+        pv: &[Option<u8>],
+        score: i32,
+        depth: String,
+        (nodes, elapsed): (u64, Duration),
+    ) -> ThinkReport {
+        ThinkReport {
+            mv: search_move_name(best),
+            score,
+            depth,
+            pv: pv.iter().map(|&m| search_move_name(m)).collect(),
+            nodes,
+            seconds: elapsed.as_secs_f64(),
+            book: false,
+        }
+    }
+}
+
 fn think(
     engine: &mut Engine,
     game: Game,
@@ -289,18 +311,13 @@ fn think(
     engine.set_game(game);
     engine.enable_book(book);
     let choice = engine.choose_move(limits, SearchOptions::default(), &mut |progress| {
-        let report = ThinkReport {
-            mv: progress
-                .pv
-                .first()
-                .map_or("pass".to_string(), |&m| search_move_name(m)),
-            score: progress.score,
-            depth: depth_text(progress.depth, progress.selectivity, progress.proof),
-            pv: progress.pv.iter().map(|&m| search_move_name(m)).collect(),
-            nodes: progress.nodes,
-            seconds: progress.elapsed.as_secs_f64(),
-            book: false,
-        };
+        let report = ThinkReport::of_search(
+            progress.pv.first().copied().flatten(),
+            &progress.pv,
+            progress.score,
+            depth_text(progress.depth, progress.selectivity, progress.proof),
+            (progress.nodes, progress.elapsed),
+        );
         shared.update(id, |status| status.think = Some(report));
     });
     let report = match &choice {
@@ -317,15 +334,13 @@ fn think(
             seconds: 0.0,
             book: true,
         },
-        MoveChoice::Search(result) => ThinkReport {
-            mv: search_move_name(result.best_move),
-            score: result.score,
-            depth: depth_text(result.depth, result.selectivity, result.proof),
-            pv: result.pv.iter().map(|&m| search_move_name(m)).collect(),
-            nodes: result.nodes,
-            seconds: result.elapsed.as_secs_f64(),
-            book: false,
-        },
+        MoveChoice::Search(result) => ThinkReport::of_search(
+            result.best_move,
+            &result.pv,
+            result.score,
+            depth_text(result.depth, result.selectivity, result.proof),
+            (result.nodes, result.elapsed),
+        ),
     };
     shared.update(id, |status| status.think = Some(report));
     true
