@@ -47,6 +47,14 @@ impl Color {
             Color::White => Color::Black,
         }
     }
+
+    /// The player's name in lower case, as GTP and the web page write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::Black => "black",
+            Color::White => "white",
+        }
+    }
 }
 
 /// A position from the point of view of the side to move.

@@ -119,9 +119,14 @@ impl Position {
 
     /// Final disc difference from Black's point of view, empties to the winner.
     pub fn black_final_score(&self) -> i32 {
+        self.for_black(self.board.final_score())
+    }
+
+    /// A score for the side to move seen from Black's side.
+    pub fn for_black(&self, score: i32) -> i32 {
         match self.side_to_move {
-            Color::Black => self.board.final_score(),
-            Color::White => -self.board.final_score(),
+            Color::Black => score,
+            Color::White => -score,
         }
     }
 }

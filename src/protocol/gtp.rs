@@ -173,7 +173,7 @@ impl GtpSession {
             engine.play(Move::Pass).expect("a forced pass is legal");
             return Ok(());
         }
-        Err(format!("it is not {}'s turn", color_name(color)))
+        Err(format!("it is not {}'s turn", color.name()))
     }
 
     fn play(&mut self, args: &[&str], engine: &mut Engine) -> Reply {
@@ -396,7 +396,7 @@ impl GtpSession {
             "gogui-rules_board_size" => Ok("8".to_string()),
             "gogui-rules_board" => Ok(format!("\n{}", rules_board(&position))),
             "gogui-rules_legal_moves" => Ok(legal_moves_text(&position)),
-            "gogui-rules_side_to_move" => Ok(color_name(position.side_to_move).to_string()),
+            "gogui-rules_side_to_move" => Ok(position.side_to_move.name().to_string()),
             "oxello-threads" | "oxello-hash" | "oxello-depth" | "oxello-movetime" => {
                 self.setting(command, args, engine)
             }
@@ -423,13 +423,6 @@ impl GtpSession {
             },
             _ => Err("unknown command".to_string()),
         }
-    }
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::Black => "black",
-        Color::White => "white",
     }
 }
 
@@ -493,7 +486,7 @@ fn diagram(position: &Position) -> String {
     let state = if position.board.is_game_over() {
         "game over".to_string()
     } else {
-        format!("{} to move", color_name(position.side_to_move))
+        format!("{} to move", position.side_to_move.name())
     };
     lines.push(format!(
         "black (X) {}  white (O) {}  {state}",

@@ -227,10 +227,7 @@ fn view(game: &Game) -> PositionView {
         start: format_position(&game.start()),
         moves: game.moves().iter().map(|&m| move_name(m)).collect(),
         board: format_position(&position),
-        to_move: (!over).then_some(match position.side_to_move {
-            Color::Black => "black",
-            Color::White => "white",
-        }),
+        to_move: (!over).then_some(position.side_to_move.name()),
         legal: squares(board.moves()),
         must_pass: !over && board.must_pass(),
         over,

@@ -3,7 +3,7 @@
 //! overtaken before it began is skipped, so the engine always works on the latest request. The
 //! page polls the latest job's [`JobStatus`], which the search's progress keeps up to date.
 
-use crate::board::{Color, Move, Position};
+use crate::board::Move;
 use crate::engine::{Engine, Game, MoveChoice};
 use crate::notation::format_move;
 use crate::search::probcut::level_percent;
@@ -346,19 +346,32 @@ fn think(
     true
 }
 
-fn hint_list(root_moves: &[RootMove]) -> Vec<Hint> {
-    root_moves
-        .iter()
-        .map(|root| Hint {
-            mv: search_move_name(root.mv),
-            score: root.score,
-            bound: match root.bound {
-                Bound::Exact => "exact",
-                Bound::Upper => "upper",
-                Bound::Lower => "lower",
-            },
-        })
-        .collect()
+impl HintsReport {
+    /// The hints of a search, from its progress or its result: its depth, its root moves and
+    /// (nodes, time).
+    fn of_search(
+        depth: String,
+        root_moves: &[RootMove],
+        (nodes, elapsed): (u64, Duration),
+    ) -> HintsReport {
+        HintsReport {
+            depth,
+            hints: root_moves
+                .iter()
+                .map(|root| Hint {
+                    mv: search_move_name(root.mv),
+                    score: root.score,
+                    bound: match root.bound {
+                        Bound::Exact => "exact",
+                        Bound::Upper => "upper",
+                        Bound::Lower => "lower",
+                    },
+                })
+                .collect(),
+            nodes,
+            seconds: elapsed.as_secs_f64(),
+        }
+    }
 }
 
 fn hints(engine: &mut Engine, game: Game, limits: &Limits, shared: &Shared, id: u64) -> bool {
@@ -369,21 +382,19 @@ fn hints(engine: &mut Engine, game: Game, limits: &Limits, shared: &Shared, id: 
         ..SearchOptions::default()
     };
     let result = engine.search(limits, options, &mut |progress| {
-        let report = HintsReport {
-            depth: depth_text(progress.depth, progress.selectivity, progress.proof),
-            hints: hint_list(&progress.root_moves),
-            nodes: progress.nodes,
-            seconds: progress.elapsed.as_secs_f64(),
-        };
+        let report = HintsReport::of_search(
+            depth_text(progress.depth, progress.selectivity, progress.proof),
+            &progress.root_moves,
+            (progress.nodes, progress.elapsed),
+        );
         shared.update(id, |status| status.hints = Some(report));
     });
     if result.depth > 0 || result.proof == Proof::Exact {
-        let report = HintsReport {
-            depth: depth_text(result.depth, result.selectivity, result.proof),
-            hints: hint_list(&result.root_moves),
-            nodes: result.nodes,
-            seconds: result.elapsed.as_secs_f64(),
-        };
+        let report = HintsReport::of_search(
+            depth_text(result.depth, result.selectivity, result.proof),
+            &result.root_moves,
+            (result.nodes, result.elapsed),
+        );
         shared.update(id, |status| status.hints = Some(report));
     }
     true
@@ -395,20 +406,6 @@ struct Scored {
     depth: String,
     exact: bool,
     best: Option<String>,
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-fn black_view(position: &Position, score: i32) -> i32 {
-    match position.side_to_move {
-        Color::Black => score,
-        Color::White => -score,
-    }
 }
 
 /// Scores every position of `game` from the last to the first, so that the exact end of the
@@ -471,7 +468,7 @@ fn review(
         };
         let point = ScoredPosition {
             ply,
-            black_score: black_view(&position, this.score),
+            black_score: position.for_black(this.score),
             depth: this.depth.clone(),
             best: this.best.clone(),
         };
@@ -486,7 +483,7 @@ fn review(
             };
             ReviewedMove {
                 ply: ply + 1,
-                color: color_name(position.side_to_move),
+                color: position.side_to_move.name(),
                 mv: move_name(moves[ply]),
                 best,
                 best_score,
