@@ -432,7 +432,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     root: &N,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> SearchResult {
-    ctx.tt.new_search();
+    ctx.tt.new_search(root.key());
     let mut searcher = Searcher::new(ctx);
     let legal = root.moves();
     let moves = match legal & ctx.options.root_moves {

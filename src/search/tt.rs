@@ -143,6 +143,8 @@ pub struct TranspositionTable {
     buckets: ZeroedArray<Bucket>,
     mask: usize,
     generation: AtomicU8,
+    /// The key of the last search's root (see [`TranspositionTable::new_search`]).
+    last_root: AtomicU64,
     /// Entries of other eras are empty slots; see the module documentation. Only `clear`,
     /// which has the table to itself, changes it.
     era: u16,
@@ -160,6 +162,7 @@ impl TranspositionTable {
             buckets,
             mask: count - 1,
             generation: AtomicU8::new(0),
+            last_root: AtomicU64::new(0),
             era: 0,
         })
     }
@@ -169,13 +172,14 @@ impl TranspositionTable {
     /// page compaction), and mapping a table of gigabytes takes seconds, during which an
     /// engine that waited would not answer. The first [`COMMITTED_AT_ONCE`] bytes are mapped
     /// now; the rest by a thread of low priority, the table using only its mapped part (see
-    /// [`ZeroedArray::commit_in_background`]) until all of it is. A table larger
+    /// [`ZeroedArray::commit_in_background`]) until all of it is, each doubling carrying its
+    /// entries along ([`spread_entries`]). A table larger
     /// than half the machine's memory is left to be mapped as it is used, so that asking for
     /// too much slows the engine down rather than getting it killed.
     pub fn commit_memory(&mut self) {
         if physical_memory().is_some_and(|bytes| self.size_bytes() <= bytes / 2) {
             let first = (COMMITTED_AT_ONCE / std::mem::size_of::<Bucket>()).min(self.buckets.len());
-            self.buckets.commit_in_background(first);
+            self.buckets.commit_in_background(first, spread_entries);
         } else {
             log::warn!(
                 "a table of {} MiB is more than half this machine's memory: it is not committed up front",
@@ -207,11 +211,18 @@ impl TranspositionTable {
             self.buckets.zero();
         }
         self.generation.store(0, Ordering::Relaxed);
+        self.last_root.store(0, Ordering::Relaxed);
     }
 
-    /// Starts a new search: older entries become preferred victims for replacement.
-    pub fn new_search(&self) {
-        self.generation.fetch_add(1, Ordering::Relaxed);
+    /// Starts a search of the position whose key is `root`: the entries of earlier searches
+    /// become preferred victims for replacement. A search of the same root as the last one
+    /// goes on with that search's work (a ponder restarted or hit, a position analysed again),
+    /// so its entries keep their standing: each restart aging them would let the shallow
+    /// entries of the new search's first iterations push out the deep ones it needs.
+    pub fn new_search(&self, root: u64) {
+        if self.last_root.swap(root, Ordering::Relaxed) != root {
+            self.generation.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// The bucket of `key` in the usable part of the table (a power of two of buckets).
@@ -384,6 +395,24 @@ impl TranspositionTable {
     }
 }
 
+/// Copies into the new half of a table growing from `old` buckets to twice as many the
+/// entries whose keys index that half at the new size, so that what the search stored before
+/// the table grew is found after (a pondered position, the previous iterations). The originals
+/// stay behind, where no probe reaches them (their keys now index the other half), until they
+/// are replaced. An entry written to the old half while the copy runs may be lost.
+fn spread_entries(buckets: &[Bucket], old: usize) {
+    debug_assert_eq!(buckets.len(), 2 * old);
+    for (low, high) in buckets[..old].iter().zip(&buckets[old..]) {
+        for (from, to) in low.0.iter().zip(&high.0) {
+            let data = from.data.load(Ordering::Relaxed);
+            let key = from.check.load(Ordering::Relaxed) ^ data;
+            if data & USED != 0 && key as usize & old != 0 {
+                write(to, key, data);
+            }
+        }
+    }
+}
+
 #[inline]
 fn write(slot: &Slot, key: u64, data: u64) {
     slot.data.store(data, Ordering::Relaxed);
@@ -495,6 +524,69 @@ mod tests {
         assert_eq!(tt.era, 0, "back to the first era");
         assert_eq!(tt.probe(77), None, "zeroed when the era wrapped");
         assert_eq!(tt.probe(78), None);
+    }
+
+    #[test]
+    fn entries_stored_before_the_table_grows_are_found_after() {
+        let tt = TranspositionTable::new(1);
+        let mut usable = 1 << 8;
+        tt.buckets.set_usable_len(usable);
+        let keys: Vec<u64> = (1..=300u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        for (i, &key) in keys.iter().enumerate() {
+            tt.store(key, 10, 0, -64, 64, i as i32 % 60, i as u8);
+        }
+        let before: Vec<Option<TtEntry>> = keys.iter().map(|&key| tt.probe(key)).collect();
+        assert!(before.iter().flatten().count() > 250, "most keys stored");
+        while usable < tt.buckets.len() {
+            spread_entries(&tt.buckets[..2 * usable], usable);
+            usable *= 2;
+            tt.buckets.set_usable_len(usable);
+        }
+        let after: Vec<Option<TtEntry>> = keys.iter().map(|&key| tt.probe(key)).collect();
+        assert_eq!(after, before, "every entry found at the full size");
+    }
+
+    #[test]
+    fn a_search_of_the_same_root_goes_on_in_the_same_generation() {
+        let mut tt = TranspositionTable::new(1);
+        let generation = |tt: &TranspositionTable| tt.generation.load(Ordering::Relaxed);
+        tt.new_search(5);
+        let first = generation(&tt);
+        tt.new_search(5);
+        assert_eq!(generation(&tt), first, "the same root again");
+        tt.new_search(6);
+        assert_eq!(generation(&tt), first.wrapping_add(1), "another root");
+        tt.clear();
+        tt.new_search(6);
+        assert_eq!(generation(&tt), 1, "after a clear, a new search");
+        // In a full bucket, a new entry takes the place of the least worth one: the shallowest
+        // of the same search, and one of an earlier search before a deeper one of this.
+        let stride = (tt.mask + 1) as u64;
+        let fill_and_add_one = |tt: &TranspositionTable, next_root: u64| {
+            for i in 0..3 {
+                tt.store(i * stride, 6, 0, -64, 64, 0, 1);
+            }
+            tt.new_search(next_root);
+            tt.store(3 * stride, 3, 0, -64, 64, 0, 1);
+            tt.store(4 * stride, 1, 0, -64, 64, 0, 1);
+            (0..4)
+                .map(|i| tt.probe(i * stride).is_some())
+                .collect::<Vec<bool>>()
+        };
+        assert_eq!(
+            fill_and_add_one(&tt, 6),
+            [true, true, true, false],
+            "the same root: the shallowest entry gives way"
+        );
+        tt.clear();
+        tt.new_search(6);
+        assert_eq!(
+            fill_and_add_one(&tt, 7),
+            [false, true, true, true],
+            "another root: an entry of the search before gives way"
+        );
     }
 
     #[test]

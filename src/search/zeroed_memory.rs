@@ -45,7 +45,8 @@ struct Span {
 }
 
 // SAFETY: the committing thread writes only bytes beyond the usable values, which no one else
-// touches, and the array stops it before its memory is written elsewhere or released.
+// touches, reads and writes the values about to be usable only through shared references to
+// `Sync` values, and the array stops it before its memory is written elsewhere or released.
 unsafe impl Send for Span {}
 
 impl<T: Zeroable> ZeroedArray<T> {
@@ -80,13 +81,18 @@ impl<T: Zeroable> ZeroedArray<T> {
 
     /// Maps the array's memory beside the work: the pages of the first `first` values (a
     /// power of two) now, the rest by a thread of low priority. Only the
-    /// values mapped so far are usable ([`ZeroedArray::usable_len`], which the thread raises
-    /// at each power of two), so that whoever uses them never waits for the kernel to zero
+    /// values mapped so far are usable ([`ZeroedArray::usable_len`], which the thread doubles
+    /// each time), so that whoever uses them never waits for the kernel to zero
     /// a page, and the array's owner never waits for the whole of it. The pages are mapped by
     /// writing zeros over them, which no one else touches before they are usable: values in
-    /// use stay as they are. The thread ends when every page is mapped, or when the array is
-    /// zeroed or dropped.
-    pub fn commit_in_background(&mut self, first: usize) {
+    /// use stay as they are. Before each doubling the thread calls `spread` with the values
+    /// about to be usable and how many of them were usable so far, so that the owner can move
+    /// into the new half what belongs there at the new size (a hash table's entries). The
+    /// thread ends when every page is mapped, or when the array is zeroed or dropped.
+    pub fn commit_in_background(&mut self, first: usize, spread: fn(&[T], usize))
+    where
+        T: Sync + 'static,
+    {
         self.stop_committing();
         let first = first.clamp(1, self.len);
         assert!(first.is_power_of_two() || first == self.len);
@@ -124,6 +130,13 @@ impl<T: Zeroable> ZeroedArray<T> {
                             std::ptr::write_bytes(span.start.add(page), 0, PAGE.min(to - page))
                         };
                     }
+                    // SAFETY: the first `to / size` values are mapped and zeroed or in use,
+                    // valid `T`s either way, in the allocation that outlives this thread;
+                    // others share them only through `&T` (`T: Sync`).
+                    let values = unsafe {
+                        std::slice::from_raw_parts(span.start.cast::<T>().cast_const(), to / size)
+                    };
+                    spread(values, from / size);
                     usable.store(to / size, Ordering::Release);
                     from = to;
                 }
@@ -143,6 +156,13 @@ impl<T: Zeroable> ZeroedArray<T> {
     #[inline]
     pub fn usable_len(&self) -> usize {
         self.usable.load(Ordering::Acquire)
+    }
+
+    /// Sets how many values are usable, as the committing thread would (for tests of owners
+    /// that spread their values).
+    #[cfg(test)]
+    pub fn set_usable_len(&self, usable: usize) {
+        self.usable.store(usable.min(self.len), Ordering::Release);
     }
 
     /// Stops the committing thread, if any, and waits for it; the values it had not mapped
@@ -327,7 +347,7 @@ mod tests {
         let mut array = ZeroedArray::<Line>::try_new(LEN).expect("4 MB");
         assert_eq!(array.usable_len(), LEN, "all usable before any commit");
         assert_eq!(resident_pages(&array, LEN), 0, "fresh memory is not mapped");
-        array.commit_in_background(1 << 10);
+        array.commit_in_background(1 << 10, record_growth);
         let mut seen = vec![array.usable_len()];
         assert_eq!(
             resident_pages(&array, 1 << 10),
@@ -359,13 +379,31 @@ mod tests {
                 0
             };
             assert_eq!(line.0[0].load(Ordering::Relaxed), expected);
+            let spread_mark = if i >= 1 << 10 && i.is_power_of_two() {
+                i as u64
+            } else {
+                0
+            };
+            assert_eq!(line.0[1].load(Ordering::Relaxed), spread_mark, "value {i}");
         }
+        let growth = GROWTH.lock().unwrap().clone();
+        let doublings: Vec<(usize, usize)> = (10..16).map(|b| (1 << b, 2 << b)).collect();
+        assert_eq!(growth, doublings, "told of every doubling, in order");
         // Zeroing and dropping stop a commit still running, and leave all of it usable.
-        array.commit_in_background(1);
+        array.commit_in_background(1, |_, _| {});
         array.zero();
         assert_eq!(array.usable_len(), LEN);
-        array.commit_in_background(1);
+        array.commit_in_background(1, |_, _| {});
         drop(array);
+    }
+
+    /// The growth steps [`record_growth`] was told of: (usable before, values given).
+    static GROWTH: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+    /// Records a growth step and marks the first value of the new half with the old size.
+    fn record_growth(values: &[Line], old: usize) {
+        GROWTH.lock().unwrap().push((old, values.len()));
+        values[old].0[1].store(old as u64, Ordering::Relaxed);
     }
 
     #[test]
