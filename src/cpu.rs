@@ -96,6 +96,85 @@ pub fn level() -> Level {
     }
 }
 
+/// An instruction-set level fixed at compile time, as a token: the code a level's clone
+/// ([`per_level!`]) inlines takes the token of its level, so that the moves, the flips and the
+/// evaluation pick their versions with no test at run time, and the search's recursion calls
+/// the clones of the same level directly. [`IsaDetected`] is for code outside the clones,
+/// which asks [`level`] at each call.
+///
+/// # Safety
+/// A value of an implementing type proves that the CPU has the instructions of
+/// [`Isa::LEVEL`]: only [`IsaDetected`] and [`IsaBaseline`] may be made freely.
+pub unsafe trait Isa: Copy + Send + Sync + 'static {
+    /// The level the code is compiled for, or `None` when it is detected at run time.
+    const LEVEL: Option<Level>;
+
+    /// The level to use: [`Isa::LEVEL`] (or the build's, if higher), else the detected one.
+    #[inline(always)]
+    fn level(self) -> Level {
+        match (Self::LEVEL, BUILD_LEVEL) {
+            (Some(known), Some(built)) => known.max(built),
+            (Some(known), None) => known,
+            (None, _) => level(),
+        }
+    }
+}
+
+/// Code that runs at the detected level ([`level`]).
+#[derive(Clone, Copy, Debug)]
+pub struct IsaDetected;
+
+/// Code compiled into a baseline clone.
+#[derive(Clone, Copy, Debug)]
+pub struct IsaBaseline;
+
+/// Code compiled into an x86-64-v3 clone: made only where the CPU has that level.
+#[derive(Clone, Copy, Debug)]
+pub struct IsaV3(());
+
+/// Code compiled into an x86-64-v4 clone: made only where the CPU has that level.
+#[derive(Clone, Copy, Debug)]
+pub struct IsaV4(());
+
+impl IsaV3 {
+    /// The token of x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU must have the instructions of x86-64-v3.
+    #[inline(always)]
+    pub unsafe fn new_unchecked() -> IsaV3 {
+        IsaV3(())
+    }
+}
+
+impl IsaV4 {
+    /// The token of x86-64-v4.
+    ///
+    /// # Safety
+    /// The CPU must have the instructions of x86-64-v4.
+    #[inline(always)]
+    pub unsafe fn new_unchecked() -> IsaV4 {
+        IsaV4(())
+    }
+}
+
+// SAFETY: it asks the detected level at every use.
+unsafe impl Isa for IsaDetected {
+    const LEVEL: Option<Level> = None;
+}
+// SAFETY: every CPU has the baseline.
+unsafe impl Isa for IsaBaseline {
+    const LEVEL: Option<Level> = Some(Level::Baseline);
+}
+// SAFETY: made only by `new_unchecked`, whose caller vouches for the level.
+unsafe impl Isa for IsaV3 {
+    const LEVEL: Option<Level> = Some(Level::V3);
+}
+// SAFETY: made only by `new_unchecked`, whose caller vouches for the level.
+unsafe impl Isa for IsaV4 {
+    const LEVEL: Option<Level> = Some(Level::V4);
+}
+
 /// Detects and caches the level.
 #[cold]
 fn detect() -> Level {
@@ -151,15 +230,16 @@ fn detect_uncached() -> Level {
 
 /// Compiles a method once per [`Level`] and dispatches to the CPU's.
 ///
-/// `per_level! { fn name[v4, v3, baseline](&mut self, args..) -> Ret => body; }` defines
-/// `name`, a dispatcher inlined into its callers, and the clones `v4`, `v3` (x86-64 only)
-/// and `baseline`, each the method `body` (which should be `#[inline(always)]`) compiled with
-/// its level's instructions. Recursion through `name` stays within one level after the first
-/// call, the dispatch costing a cached load and a predicted branch.
+/// `per_level! { fn name[name_at, v4, v3, baseline](&mut self, args..) -> Ret => body; }`
+/// defines `name`, a dispatcher inlined into its callers, `name_at`, which takes the [`Isa`]
+/// token of the caller's level and calls that level's clone directly (the recursion within a
+/// clone), and the clones `v4`, `v3` (x86-64 only) and `baseline`, each the method
+/// `body(isa, args..)` (which should be `#[inline(always)]`, generic over `I:` [`Isa`])
+/// compiled with its level's instructions and called with its level's token.
 macro_rules! per_level {
     ($(
         $(#[$attr:meta])*
-        $vis:vis fn $name:ident[$v4:ident, $v3:ident, $baseline:ident]
+        $vis:vis fn $name:ident[$name_at:ident, $v4:ident, $v3:ident, $baseline:ident]
             (&mut self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty => $body:ident;
     )*) => {$(
         $(#[$attr])*
@@ -176,22 +256,41 @@ macro_rules! per_level {
             }
         }
 
+        $(#[$attr])*
+        ///
+        /// From code at the level of `_isa`, whose clone it calls.
+        #[inline(always)]
+        $vis fn $name_at<I: $crate::cpu::Isa>(&mut self, _isa: I $(, $arg: $ty)*) -> $ret {
+            match I::LEVEL {
+                // SAFETY: a token of the level proves that the CPU has its instructions.
+                #[cfg(target_arch = "x86_64")]
+                Some($crate::cpu::Level::V4) => unsafe { self.$v4($($arg),*) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Some($crate::cpu::Level::V3) => unsafe { self.$v3($($arg),*) },
+                Some(_) => self.$baseline($($arg),*),
+                None => self.$name($($arg),*),
+            }
+        }
+
         #[cfg(target_arch = "x86_64")]
         #[target_feature(
             enable = "avx2,bmi1,bmi2,fma,lzcnt,movbe,popcnt,avx512f,avx512cd,avx512vl,avx512bw,avx512dq"
         )]
         unsafe fn $v4(&mut self $(, $arg: $ty)*) -> $ret {
-            self.$body($($arg),*)
+            // SAFETY: the caller vouches for the level.
+            self.$body(unsafe { $crate::cpu::IsaV4::new_unchecked() } $(, $arg)*)
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,bmi1,bmi2,fma,lzcnt,movbe,popcnt")]
         unsafe fn $v3(&mut self $(, $arg: $ty)*) -> $ret {
-            self.$body($($arg),*)
+            // SAFETY: the caller vouches for the level.
+            self.$body(unsafe { $crate::cpu::IsaV3::new_unchecked() } $(, $arg)*)
         }
 
         fn $baseline(&mut self $(, $arg: $ty)*) -> $ret {
-            self.$body($($arg),*)
+            self.$body($crate::cpu::IsaBaseline $(, $arg)*)
         }
     )*};
 }

@@ -6,6 +6,7 @@ mod common;
 
 use common::{playout, pseudo_random_bytes};
 use oxello::board::Board;
+use oxello::cpu::Isa;
 use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::{Evaluator, SimpleEvaluator};
 use oxello::search::{
@@ -23,10 +24,10 @@ struct TreeNode {
 }
 
 impl SearchNode for TreeNode {
-    fn moves(&self) -> u64 {
+    fn moves_at<I: Isa>(&self, _isa: I) -> u64 {
         0b11
     }
-    fn play(&self, mv: usize) -> TreeNode {
+    fn play_at<I: Isa>(&self, _isa: I, mv: usize) -> TreeNode {
         TreeNode {
             index: 2 * self.index + 1 + mv,
             ply: self.ply + 1,
@@ -44,7 +45,7 @@ impl SearchNode for TreeNode {
     fn moves_left(&self) -> u32 {
         64
     }
-    fn ordering_hint(&self, _mv: usize, _child: &TreeNode) -> i32 {
+    fn ordering_hint_at<I: Isa>(&self, _isa: I, _mv: usize, _child: &TreeNode) -> i32 {
         0
     }
 }

@@ -4,7 +4,9 @@
 //! flipped. A portable version and an AVX-512 version do that with bit scans; the AVX2 version
 //! (no per-lane bit scan) finds the runs below the square with an occluded fill instead.
 //! `flips` takes the widest version of the level `crate::cpu` chose (or known at build time
-//! when the build targets it).
+//! when the build targets it), `flips_at` that of the level its caller is compiled for.
+
+use crate::cpu::{Isa, IsaDetected};
 
 /// The four full lines (row, column, diagonal, anti-diagonal) through each square, the square
 /// itself excluded.
@@ -42,18 +44,26 @@ const fn build_lines() -> [[u64; 4]; 64] {
 /// Zero means the move is illegal. Uses the widest SIMD version the CPU has.
 #[inline(always)]
 pub fn flips(square: usize, player: u64, opponent: u64) -> u64 {
+    flips_at(IsaDetected, square, player, opponent)
+}
+
+/// [`flips`] at the instruction-set level `I`: the AVX2 version at x86-64-v3, the AVX-512 one
+/// at x86-64-v4.
+#[inline(always)]
+pub fn flips_at<I: Isa>(isa: I, square: usize, player: u64, opponent: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        use crate::cpu::{level, Level};
+        use crate::cpu::Level;
+        let level = isa.level();
         if cfg!(all(
             target_feature = "avx512cd",
             target_feature = "avx512vl"
-        )) || level() == Level::V4
+        )) || level == Level::V4
         {
             // SAFETY: the CPU has AVX-512 CD and VL (and so F and AVX2).
             return unsafe { flips_avx512(square, player, opponent) };
         }
-        if cfg!(target_feature = "avx2") || level() == Level::V3 {
+        if cfg!(target_feature = "avx2") || level == Level::V3 {
             // SAFETY: the CPU has AVX2.
             return unsafe { flips_avx2(square, player, opponent) };
         }
@@ -170,8 +180,17 @@ pub unsafe fn flips_avx512(square: usize, player: u64, opponent: u64) -> u64 {
     let lz = _mm256_lzcnt_epi64(_mm256_or_si256(run_end, one));
     let highest = _mm256_srlv_epi64(_mm256_set1_epi64x(i64::MIN), lz);
     let outflank = _mm256_and_si256(_mm256_and_si256(highest, run_end), p);
-    let flipped_down =
-        _mm256_and_si256(_mm256_sub_epi64(zero, _mm256_slli_epi64(outflank, 1)), down);
+    // The squares above the outflanking disc, where there is one. (Written as a shift rather
+    // than `-(outflank << 1)`, which the compiler turns into a 64-bit multiply, slow on Intel.)
+    let above_outflank = _mm256_sllv_epi64(
+        _mm256_set1_epi64x(-1),
+        _mm256_sub_epi64(_mm256_set1_epi64x(64), lz),
+    );
+    let flipped_down = _mm256_maskz_and_epi64(
+        _mm256_test_epi64_mask(outflank, outflank),
+        above_outflank,
+        down,
+    );
 
     let all = _mm256_or_si256(flipped_up, flipped_down);
     let half = _mm_or_si128(

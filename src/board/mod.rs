@@ -9,13 +9,15 @@ mod position;
 mod stability;
 mod symmetry;
 
-pub use flips::{flips, flips_portable};
+pub use flips::{flips, flips_at, flips_portable};
 pub use hash::hash_key;
 pub use last_flip::last_flip_count;
-pub use moves::{adjacent_empties, legal_moves, legal_moves_portable};
+pub use moves::{adjacent_empties, legal_moves, legal_moves_at, legal_moves_portable};
 pub use position::{IllegalMove, Move, Position};
 pub use stability::stable_discs;
 pub use symmetry::Symmetry;
+
+use crate::cpu::Isa;
 
 /// One step of a xorshift generator: the fixed, reproducible random bits the board tests sweep
 /// boards with.
@@ -84,16 +86,34 @@ impl Board {
         legal_moves(self.player, self.opponent)
     }
 
+    /// [`Board::moves`] at the instruction-set level `I` (see [`crate::cpu::Isa`]).
+    #[inline(always)]
+    pub fn moves_at<I: Isa>(&self, isa: I) -> u64 {
+        legal_moves_at(isa, self.player, self.opponent)
+    }
+
     /// Legal moves of the side that just moved (its moves if the side to move passed).
     #[inline(always)]
     pub fn opponent_moves(&self) -> u64 {
         legal_moves(self.opponent, self.player)
     }
 
+    /// [`Board::opponent_moves`] at the instruction-set level `I`.
+    #[inline(always)]
+    pub fn opponent_moves_at<I: Isa>(&self, isa: I) -> u64 {
+        legal_moves_at(isa, self.opponent, self.player)
+    }
+
     /// Discs flipped by the side to move playing `square`; zero if the move is illegal.
     #[inline(always)]
     pub fn flips(&self, square: usize) -> u64 {
         flips(square, self.player, self.opponent)
+    }
+
+    /// [`Board::flips`] at the instruction-set level `I`.
+    #[inline(always)]
+    pub fn flips_at<I: Isa>(&self, isa: I, square: usize) -> u64 {
+        flips_at(isa, square, self.player, self.opponent)
     }
 
     /// The position after the side to move plays `square`, flipping `flipped`

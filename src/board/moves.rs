@@ -1,7 +1,12 @@
 //! Legal move generation: the set of empty squares where the player outflanks at least one
 //! opponent disc. A portable shift version for any CPU and an AVX2 version that runs the four
 //! line directions in parallel; `legal_moves` picks the AVX2 one from the level `crate::cpu`
-//! chose (or at build time when the build targets AVX2).
+//! chose (or at build time when the build targets AVX2), `legal_moves_at` from the level its
+//! caller is compiled for.
+
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::Level;
+use crate::cpu::{Isa, IsaDetected};
 
 /// Opponent discs that may be flipped along a line with a horizontal component: a disc on the
 /// a- or h-file can never be flanked sideways, and masking them stops shifts from wrapping rows.
@@ -20,8 +25,14 @@ pub const fn adjacent_empties(discs: u64, empties: u64) -> u64 {
 /// The legal moves of `player` against `opponent`, as a bitboard (bit 0 = a1, bit 63 = h8).
 #[inline(always)]
 pub fn legal_moves(player: u64, opponent: u64) -> u64 {
+    legal_moves_at(IsaDetected, player, opponent)
+}
+
+/// [`legal_moves`] at the instruction-set level `I`: the AVX2 version from x86-64-v3.
+#[inline(always)]
+pub fn legal_moves_at<I: Isa>(isa: I, player: u64, opponent: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if cfg!(target_feature = "avx2") || crate::cpu::level() >= crate::cpu::Level::V3 {
+    if cfg!(target_feature = "avx2") || isa.level() >= Level::V3 {
         // SAFETY: the CPU has AVX2.
         return unsafe { legal_moves_avx2(player, opponent) };
     }

@@ -16,6 +16,7 @@ pub use simple::SimpleEvaluator;
 pub use weights::{Weights, WeightsError};
 
 use crate::board::Board;
+use crate::cpu::Isa;
 use std::sync::Arc;
 
 /// Scores positions of type `N` for the side to move, in discs (positive: the side to move is
@@ -23,15 +24,26 @@ use std::sync::Arc;
 pub trait Evaluator<N>: Sync {
     fn evaluate(&self, node: &N) -> i32;
 
-    /// The evaluation of `parent`'s children, called with each child's move and position. An
-    /// evaluator that can share work between the children of one node does it once here (the
-    /// patterns: the parent's indices, which a move changes on a few squares only).
-    fn children_of(&self, _parent: &N) -> impl Fn(usize, &N) -> i32 + '_
+    /// [`Evaluator::evaluate`] from code compiled for the instruction-set level `I` (see
+    /// [`crate::cpu::Isa`]), for an evaluation with versions per level.
+    #[inline(always)]
+    fn evaluate_at<I: Isa>(&self, _isa: I, node: &N) -> i32
+    where
+        Self: Sized,
+    {
+        self.evaluate(node)
+    }
+
+    /// The evaluation of `parent`'s children, called with each child's move and position, from
+    /// code compiled for the level `I`. An evaluator that can share work between the children
+    /// of one node does it once here (the patterns: the parent's indices, which a move changes
+    /// on a few squares only).
+    fn children_of<I: Isa>(&self, isa: I, _parent: &N) -> impl Fn(usize, &N) -> i32 + '_
     where
         Self: Sized,
     {
         #[inline(always)]
-        move |_, child| self.evaluate(child)
+        move |_, child| self.evaluate_at(isa, child)
     }
 }
 
@@ -90,21 +102,32 @@ impl Evaluator<Board> for Evaluation {
     }
 
     #[inline(always)]
-    fn children_of(&self, parent: &Board) -> impl Fn(usize, &Board) -> i32 + '_
+    fn evaluate_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        match self {
+            Evaluation::Simple => SimpleEvaluator.evaluate(board),
+            Evaluation::Patterns(patterns) => patterns.evaluate_at(isa, board),
+        }
+    }
+
+    #[inline(always)]
+    fn children_of<I: Isa>(&self, isa: I, parent: &Board) -> impl Fn(usize, &Board) -> i32 + '_
     where
         Self: Sized,
     {
         let patterns = match self {
             Evaluation::Simple => None,
-            Evaluation::Patterns(patterns) => Some((&**patterns, ParentIndices::of(parent))),
+            Evaluation::Patterns(patterns) => Some((&**patterns, ParentIndices::of(isa, parent))),
         };
         let parent_opponent = parent.opponent;
         #[inline(always)]
         move |square, child| match &patterns {
             // The flipped discs: the parent's opponent's, which the child's side to move lost.
-            Some((patterns, indices)) => {
-                patterns.evaluate_child(indices, (square, parent_opponent ^ child.player), child)
-            }
+            Some((patterns, indices)) => patterns.evaluate_child(
+                isa,
+                indices,
+                (square, parent_opponent ^ child.player),
+                child,
+            ),
             None => SimpleEvaluator.evaluate(child),
         }
     }

@@ -2,10 +2,11 @@
 //! for the phase of the position.
 
 use super::indices::{mover_indices, Lanes, ParentIndices};
-use super::patterns::{feature_offsets, phase_of, tables, FEATURE_SLOTS, PHASES};
+use super::patterns::{feature_offsets_at, phase_of, tables, FEATURE_SLOTS, PHASES};
 use super::weights::{Weights, WeightsError, SCALE};
 use super::Evaluator;
 use crate::board::Board;
+use crate::cpu::{Isa, IsaDetected};
 
 /// The weights trained by `oxello train` on the WTHOR database, built into the binary.
 static BUILT_IN: &[u8] = include_bytes!("oxello.weights");
@@ -87,16 +88,22 @@ impl PatternEvaluator {
     /// The score of `board` in 1/256 disc, before rounding.
     #[inline(always)]
     pub fn raw(&self, board: &Board) -> i32 {
-        self.raw_with(board, &mover_indices(board))
+        self.raw_at(IsaDetected, board)
+    }
+
+    /// [`PatternEvaluator::raw`] from code compiled for the instruction-set level `I`.
+    #[inline(always)]
+    pub fn raw_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        self.raw_with(isa, board, &mover_indices(isa, board))
     }
 
     /// The score of `board` in 1/256 disc, before rounding, given its instances' `indices` for
     /// the side to move.
     #[inline(always)]
-    fn raw_with(&self, board: &Board, indices: &Lanes) -> i32 {
+    fn raw_with<I: Isa>(&self, isa: I, board: &Board, indices: &Lanes) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
         let bias = i32::from(table[table.len() - 1]);
-        let features: i32 = feature_offsets(board)
+        let features: i32 = feature_offsets_at(isa, board)
             .iter()
             .map(|&offset| i32::from(table[self.features_start + offset]))
             .sum();
@@ -111,14 +118,16 @@ impl PatternEvaluator {
 
     /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
     /// from a parent with `indices`: its indices derived from the parent's.
+    /// `I` is the instruction-set level of the calling code.
     #[inline(always)]
-    pub fn evaluate_child(
+    pub fn evaluate_child<I: Isa>(
         &self,
+        isa: I,
         indices: &ParentIndices,
         (square, flipped): (usize, u64),
         child: &Board,
     ) -> i32 {
-        to_discs(self.raw_with(child, &indices.after_move(square, flipped)))
+        to_discs(self.raw_with(isa, child, &indices.after_move(isa, square, flipped)))
     }
 }
 
@@ -133,5 +142,10 @@ impl Evaluator<Board> for PatternEvaluator {
     #[inline(always)]
     fn evaluate(&self, board: &Board) -> i32 {
         to_discs(self.raw(board))
+    }
+
+    #[inline(always)]
+    fn evaluate_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        to_discs(self.raw_at(isa, board))
     }
 }

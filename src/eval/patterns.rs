@@ -11,6 +11,7 @@
 //! patterns see only piecemeal. Counts are the same under every symmetry.
 
 use crate::board::{adjacent_empties, Board, Symmetry};
+use crate::cpu::{Isa, IsaDetected};
 use std::sync::OnceLock;
 
 /// Identifies this pattern set in weights files.
@@ -36,11 +37,17 @@ pub const FEATURE_SLOTS: usize = 2 * MOBILITY_VALUES + 2 * POTENTIAL_VALUES;
 /// Where each counting feature's value falls in the block of [`FEATURE_SLOTS`].
 #[inline(always)]
 pub fn feature_offsets(board: &Board) -> [usize; 4] {
+    feature_offsets_at(IsaDetected, board)
+}
+
+/// [`feature_offsets`] from code compiled for the instruction-set level `I`.
+#[inline(always)]
+pub fn feature_offsets_at<I: Isa>(isa: I, board: &Board) -> [usize; 4] {
     let empties = board.empties();
     let count = |bits: u64, cap: usize| (bits.count_ones() as usize).min(cap - 1);
     [
-        count(board.moves(), MOBILITY_VALUES),
-        MOBILITY_VALUES + count(board.opponent_moves(), MOBILITY_VALUES),
+        count(board.moves_at(isa), MOBILITY_VALUES),
+        MOBILITY_VALUES + count(board.opponent_moves_at(isa), MOBILITY_VALUES),
         2 * MOBILITY_VALUES + count(adjacent_empties(board.opponent, empties), POTENTIAL_VALUES),
         2 * MOBILITY_VALUES
             + POTENTIAL_VALUES

@@ -9,6 +9,7 @@ use super::probcut::{ProbCutTable, PROBABLE_CUT_MIN_EMPTIES};
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
 use super::Limits;
+use crate::cpu::{Isa, IsaDetected};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use std::marker::PhantomData;
@@ -17,11 +18,23 @@ use std::time::{Duration, Instant};
 
 /// A game position the search can explore. Moves are identified by numbers 0..64 so that the
 /// legal moves of a node fit in one `u64`.
+///
+/// The methods the search's hot code calls take the instruction-set level that code is
+/// compiled for ([`Isa`]), for a game whose rules have versions per level; the others may
+/// ignore it.
 pub trait SearchNode: Copy + Send + Sync {
     /// The legal moves of the side to move, as a set of move numbers.
-    fn moves(&self) -> u64;
-    /// The position after move `mv` (a member of [`SearchNode::moves`]).
-    fn play(&self, mv: usize) -> Self;
+    fn moves_at<I: Isa>(&self, isa: I) -> u64;
+    /// The position after move `mv` (a member of [`SearchNode::moves_at`]).
+    fn play_at<I: Isa>(&self, isa: I, mv: usize) -> Self;
+    /// [`SearchNode::moves_at`] at the detected level.
+    fn moves(&self) -> u64 {
+        self.moves_at(IsaDetected)
+    }
+    /// [`SearchNode::play_at`] at the detected level.
+    fn play(&self, mv: usize) -> Self {
+        self.play_at(IsaDetected, mv)
+    }
     /// The position after the side to move passes (when it has no move).
     fn pass(&self) -> Self;
     /// The exact final score for the side to move, when neither side can move.
@@ -37,7 +50,7 @@ pub trait SearchNode: Copy + Send + Sync {
 
     /// A cheap guess of how good `mv` (leading to `child`) is, for move ordering: higher is
     /// searched first.
-    fn ordering_hint(&self, mv: usize, child: &Self) -> i32;
+    fn ordering_hint_at<I: Isa>(&self, isa: I, mv: usize, child: &Self) -> i32;
 
     /// A dedicated exact solver, if the game has one: the final score of `node` against the
     /// null window (`alpha`, `alpha + 1`), fail-soft. Called where the search reaches the end

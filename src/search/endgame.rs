@@ -26,8 +26,8 @@ use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
 use super::INFINITY;
-use crate::board::{adjacent_empties, last_flip_count, Board, Squares};
-use crate::cpu::per_level;
+use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
+use crate::cpu::{per_level, Isa, IsaDetected};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use std::cmp::Reverse;
@@ -127,11 +127,11 @@ static NEIGHBOURS: [u64; 64] = {
 
 /// The discs `player` flips on the empty `square`, zero when the move is illegal.
 #[inline]
-fn flips_if_any(square: usize, player: u64, opponent: u64) -> u64 {
+fn flips_if_any<I: Isa>(isa: I, square: usize, player: u64, opponent: u64) -> u64 {
     if NEIGHBOURS[square] & opponent == 0 {
         0
     } else {
-        crate::board::flips(square, player, opponent)
+        flips_at(isa, square, player, opponent)
     }
 }
 
@@ -169,45 +169,45 @@ pub(super) fn null_window_solve<E: Evaluator<Board>>(
     let mut solver = Solver {
         searcher: Searcher::below(searcher.ctx, searcher.abort),
     };
-    solver.solve(board, alpha, board.empty_count())
+    solver.solve(IsaDetected, board, alpha, board.empty_count())
 }
 
 impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// Dispatches by the number of empties.
     #[inline(always)]
-    fn solve(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    fn solve<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, empties: u32) -> i32 {
         if empties >= TABLE_MIN_EMPTIES {
-            self.solve_deep(board, alpha, empties)
+            self.solve_deep_at(isa, board, alpha, empties)
         } else if empties > LAST_MOVES_EMPTIES {
-            self.solve_small(board, alpha, empties)
+            self.solve_small(isa, board, alpha, empties)
         } else {
-            self.solve_last(board, alpha, empties)
+            self.solve_last_at(isa, board, alpha, empties)
         }
     }
 
     per_level! {
         /// The last few empties ([`Self::solve_last_body`]).
-        fn solve_last[solve_last_v4, solve_last_v3, solve_last_baseline](
+        fn solve_last[solve_last_at, solve_last_v4, solve_last_v3, solve_last_baseline](
             &mut self, board: &Board, alpha: i32, empties: u32
         ) -> i32 => solve_last_body;
 
         /// Four empties ([`Self::last_4_body`]).
-        fn last_4[last_4_v4, last_4_v3, last_4_baseline](
+        fn last_4[last_4_at, last_4_v4, last_4_v3, last_4_baseline](
             &mut self, board: &Board, alpha: i32, squares: [u8; 4]
         ) -> i32 => last_4_body;
 
         /// Three empties ([`Self::last_3_body`]).
-        fn last_3[last_3_v4, last_3_v3, last_3_baseline](
+        fn last_3[last_3_at, last_3_v4, last_3_v3, last_3_baseline](
             &mut self, board: &Board, alpha: i32, squares: [u8; 3]
         ) -> i32 => last_3_body;
 
         /// A node of middle size without the cache ([`Self::search_small_body`]).
-        fn search_small[search_small_v4, search_small_v3, search_small_baseline](
+        fn search_small[search_small_at, search_small_v4, search_small_v3, search_small_baseline](
             &mut self, board: &Board, alpha: i32, empties: u32
         ) -> i32 => search_small_body;
 
         /// A large node ([`Self::solve_deep_body`]).
-        fn solve_deep[solve_deep_v4, solve_deep_v3, solve_deep_baseline](
+        fn solve_deep[solve_deep_at, solve_deep_v4, solve_deep_v3, solve_deep_baseline](
             &mut self, board: &Board, alpha: i32, empties: u32
         ) -> i32 => solve_deep_body;
     }
@@ -215,7 +215,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// The last few empties: no table, no move generation (each empty square is tried for
     /// flips), the empty squares handed down as a list in quadrant parity order.
     #[inline(always)]
-    fn solve_last_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    fn solve_last_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, empties: u32) -> i32 {
         let empty_squares = board.empties();
         let odd = odd_quadrant_squares(empty_squares);
         let mut squares = [0u8; LAST_MOVES_EMPTIES as usize];
@@ -231,14 +231,15 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 self.searcher.count_node();
                 solve_last_square(board, usize::from(squares[0]))
             }
-            2 => self.last_2(board, alpha, [squares[0], squares[1]]),
-            3 => self.last_3(board, alpha, [squares[0], squares[1], squares[2]]),
-            4 => self.last_4(
+            2 => self.last_2(isa, board, alpha, [squares[0], squares[1]]),
+            3 => self.last_3_at(isa, board, alpha, [squares[0], squares[1], squares[2]]),
+            4 => self.last_4_at(
+                isa,
                 board,
                 alpha,
                 [squares[0], squares[1], squares[2], squares[3]],
             ),
-            _ => self.last_5(board, alpha, squares),
+            _ => self.last_5(isa, board, alpha, squares),
         }
     }
 
@@ -256,42 +257,44 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// Five empties: the stability cutoff, then each child's four squares put back in parity
     /// order.
     #[inline]
-    fn last_5(&mut self, board: &Board, alpha: i32, squares: [u8; 5]) -> i32 {
+    fn last_5<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 5]) -> i32 {
         if let Some(bound) = self.last_stability_bound(board, alpha, 5) {
             return bound;
         }
         self.last_moves(
+            isa,
             board,
             alpha,
             &squares,
             #[inline(always)]
             |solver, child, child_alpha, played| {
                 let rest = parity_sorted(child, without(&squares, played));
-                solver.last_4(child, child_alpha, rest)
+                solver.last_4_at(isa, child, child_alpha, rest)
             },
         )
     }
 
     /// Four empties: the stability cutoff, then the squares in the order given.
     #[inline(always)]
-    fn last_4_body(&mut self, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
+    fn last_4_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
         if let Some(bound) = self.last_stability_bound(board, alpha, 4) {
             return bound;
         }
         self.last_moves(
+            isa,
             board,
             alpha,
             &squares,
             #[inline(always)]
             |solver, child, child_alpha, played| {
-                solver.last_3(child, child_alpha, without(&squares, played))
+                solver.last_3_at(isa, child, child_alpha, without(&squares, played))
             },
         )
     }
 
     /// Three empties: the square alone in its quadrant, if one is, goes first.
     #[inline(always)]
-    fn last_3_body(&mut self, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
+    fn last_3_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
         let [a, b, c] = squares;
         let ordered = match (quadrant(a) == quadrant(b), quadrant(a) == quadrant(c)) {
             (true, false) => [c, a, b],
@@ -299,20 +302,22 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             _ => squares,
         };
         self.last_moves(
+            isa,
             board,
             alpha,
             &ordered,
             #[inline(always)]
             |solver, child, child_alpha, played| {
-                solver.last_2(child, child_alpha, without(&ordered, played))
+                solver.last_2(isa, child, child_alpha, without(&ordered, played))
             },
         )
     }
 
     /// Two empties: each move leaves one square to score.
     #[inline]
-    fn last_2(&mut self, board: &Board, alpha: i32, squares: [u8; 2]) -> i32 {
+    fn last_2<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 2]) -> i32 {
         self.last_moves(
+            isa,
             board,
             alpha,
             &squares,
@@ -325,17 +330,18 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// move (fail-soft), of the opponent if it must pass, or the final score. `child_score`
     /// gives a child's score from the child's side, against the child's window.
     #[inline(always)]
-    fn last_moves(
+    fn last_moves<I: Isa>(
         &mut self,
+        isa: I,
         board: &Board,
         alpha: i32,
         squares: &[u8],
         child_score: impl Fn(&mut Self, &Board, i32, usize) -> i32,
     ) -> i32 {
-        if let Some(score) = self.try_squares(board, alpha, squares, &child_score) {
+        if let Some(score) = self.try_squares(isa, board, alpha, squares, &child_score) {
             return score;
         }
-        match self.try_squares(&board.pass(), -alpha - 1, squares, &child_score) {
+        match self.try_squares(isa, &board.pass(), -alpha - 1, squares, &child_score) {
             Some(score) => -score,
             None => board.final_score(),
         }
@@ -344,8 +350,9 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// The best score among the side to move's moves on `squares` (fail-soft), or `None` if
     /// it has none.
     #[inline(always)]
-    fn try_squares(
+    fn try_squares<I: Isa>(
         &mut self,
+        isa: I,
         board: &Board,
         alpha: i32,
         squares: &[u8],
@@ -355,7 +362,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         let mut best = None;
         for (index, &square) in squares.iter().enumerate() {
             let square = usize::from(square);
-            let flipped = flips_if_any(square, board.player, board.opponent);
+            let flipped = flips_if_any(isa, square, board.player, board.opponent);
             if flipped == 0 {
                 continue;
             }
@@ -371,7 +378,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 
     /// Middle sizes: the thread's endgame cache from `CACHE_MIN_EMPTIES`, then the search.
     #[inline(always)]
-    fn solve_small(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    fn solve_small<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, empties: u32) -> i32 {
         let cached = empties >= CACHE_MIN_EMPTIES;
         if cached {
             if let Some(score) = endgame_cache::probe(board, alpha) {
@@ -379,7 +386,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 return score;
             }
         }
-        let score = self.search_small(board, alpha, empties);
+        let score = self.search_small_at(isa, board, alpha, empties);
         if cached {
             endgame_cache::store(board, alpha, score);
         }
@@ -388,29 +395,35 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 
     /// Fastest first (no sorting for a single move), no table.
     #[inline(always)]
-    fn search_small_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    fn search_small_body<I: Isa>(
+        &mut self,
+        isa: I,
+        board: &Board,
+        alpha: i32,
+        empties: u32,
+    ) -> i32 {
         self.searcher.count_node();
-        let moves = board.moves();
+        let moves = board.moves_at(isa);
         if moves == 0 {
             let passed = board.pass();
-            if passed.moves() == 0 {
+            if passed.moves_at(isa) == 0 {
                 return board.final_score();
             }
-            return -self.solve_small(&passed, -alpha - 1, empties);
+            return -self.solve_small(isa, &passed, -alpha - 1, empties);
         }
         if let Some(bound) = stability_bound(board, alpha) {
             return bound;
         }
         if moves & (moves - 1) == 0 {
             let square = moves.trailing_zeros() as usize;
-            let child = board.play_with_flips(square, board.flips(square));
-            return -self.solve(&child, -alpha - 1, empties - 1);
+            let child = board.play_with_flips(square, board.flips_at(isa, square));
+            return -self.solve(isa, &child, -alpha - 1, empties - 1);
         }
         let mut list = MoveEntries::new();
-        ordered_moves(board, moves, NO_MOVE, &mut list);
+        ordered_moves(isa, board, moves, NO_MOVE, &mut list);
         let mut best = -INFINITY;
         while let Some(entry) = take_best(&mut list) {
-            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
+            let score = -self.solve(isa, &entry.child, -alpha - 1, empties - 1);
             if score > best {
                 best = score;
                 if score > alpha {
@@ -423,18 +436,18 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 
     /// Large positions: table, stability, enhanced transposition cutoff, parallel split.
     #[inline(always)]
-    fn solve_deep_body(&mut self, board: &Board, alpha: i32, empties: u32) -> i32 {
+    fn solve_deep_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, empties: u32) -> i32 {
         self.searcher.count_node();
         if self.searcher.stopped() {
             return alpha;
         }
-        let moves = board.moves();
+        let moves = board.moves_at(isa);
         if moves == 0 {
             let passed = board.pass();
-            if passed.moves() == 0 {
+            if passed.moves_at(isa) == 0 {
                 return board.final_score();
             }
-            return -self.solve_deep(&passed, -alpha - 1, empties);
+            return -self.solve_deep_at(isa, &passed, -alpha - 1, empties);
         }
         if let Some(bound) = stability_bound(board, alpha) {
             return bound;
@@ -465,7 +478,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             }
         }
         let mut list = MoveEntries::new();
-        ordered_moves(board, moves, table_move, &mut list);
+        ordered_moves(isa, board, moves, table_move, &mut list);
         for entry in &list {
             tt.prefetch(entry.child.hash_key());
         }
@@ -492,7 +505,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         let mut searched = 0;
         while !list.is_empty() {
             if unordered && !(searched == 0 && table_move_first) {
-                self.order_by_evaluation(&mut list, empties);
+                self.order_by_evaluation(isa, &mut list, empties);
                 unordered = false;
             }
             if searched == split_after
@@ -509,7 +522,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             let Some(entry) = take_best(&mut list) else {
                 break;
             };
-            let score = -self.solve(&entry.child, -alpha - 1, empties - 1);
+            let score = -self.solve(isa, &entry.child, -alpha - 1, empties - 1);
             searched += 1;
             if score > best {
                 best = score;
@@ -529,10 +542,10 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     /// Keys the moves by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the static
     /// evaluation weighed into the fastest-first key, from there a shallow search.
     #[inline(always)]
-    fn order_by_evaluation(&mut self, list: &mut MoveEntries, empties: u32) {
+    fn order_by_evaluation<I: Isa>(&mut self, isa: I, list: &mut MoveEntries, empties: u32) {
         if empties < SHALLOW_ORDER_MIN_EMPTIES {
             for entry in list.iter_mut() {
-                let opponent_score = self.searcher.ctx.evaluator.evaluate(&entry.child);
+                let opponent_score = self.searcher.ctx.evaluator.evaluate_at(isa, &entry.child);
                 entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
             }
         } else {
@@ -613,7 +626,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 if solver.searcher.stopped() {
                     return ControlFlow::Break(());
                 }
-                let score = -solver.solve(&entry.child, -alpha - 1, empties - 1);
+                let score = -solver.solve(IsaDetected, &entry.child, -alpha - 1, empties - 1);
                 if solver.searcher.stopped() && score <= alpha {
                     return ControlFlow::Break(());
                 }
@@ -656,14 +669,20 @@ const TABLE_MOVE_KEY: i32 = 1 << 24;
 /// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
 /// discs made stable at the corners.
 #[inline(always)]
-fn ordered_moves(board: &Board, moves: u64, table_move: u8, list: &mut MoveEntries) {
+fn ordered_moves<I: Isa>(
+    isa: I,
+    board: &Board,
+    moves: u64,
+    table_move: u8,
+    list: &mut MoveEntries,
+) {
     let odd = odd_quadrant_squares(board.empties());
     for square in Squares(moves) {
-        let child = board.play_with_flips(square, board.flips(square));
+        let child = board.play_with_flips(square, board.flips_at(isa, square));
         let key = if square as u8 == table_move {
             TABLE_MOVE_KEY
         } else {
-            let replies = child.moves();
+            let replies = child.moves_at(isa);
             let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
             let bit = 1u64 << square;
             -(replies.count_ones() as i32) * 16

@@ -12,7 +12,7 @@ use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
 use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use super::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
-use crate::cpu::per_level;
+use crate::cpu::{per_level, Isa, IsaDetected};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;
 use parking_lot::Mutex;
@@ -35,23 +35,24 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
 impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// The value of a node at depth 0: exact if the game is over, else the evaluation.
     #[inline(always)]
-    fn leaf(&self, node: &N) -> i32 {
-        if node.moves() == 0 && node.pass().moves() == 0 {
+    fn leaf<I: Isa>(&self, isa: I, node: &N) -> i32 {
+        if node.moves_at(isa) == 0 && node.pass().moves_at(isa) == 0 {
             node.final_score()
         } else {
-            self.ctx.evaluator.evaluate(node)
+            self.ctx.evaluator.evaluate_at(isa, node)
         }
     }
 
     per_level! {
         /// Principal variation search, fail-soft. `pv` marks nodes on the principal variation,
         /// searched with an open window; the others get null windows.
-        pub(super) fn pvs[pvs_v4, pvs_v3, pvs_baseline](
+        pub(super) fn pvs[pvs_at, pvs_v4, pvs_v3, pvs_baseline](
             &mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool
         ) -> i32 => pvs_body;
 
         /// The search of a node's moves once the table has not settled it ([`Self::expand_body`]).
-        fn expand[expand_v4, expand_v3, expand_baseline](
+        #[allow(clippy::too_many_arguments)] // with the level's token, one more than the lint's 7
+        fn expand[expand_at, expand_v4, expand_v3, expand_baseline](
             &mut self,
             node: &N,
             moves: u64,
@@ -62,28 +63,36 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         ) -> i32 => expand_body;
 
         /// A node one ply above the leaves ([`Self::frontier_body`]).
-        fn frontier[frontier_v4, frontier_v3, frontier_baseline](
+        fn frontier[frontier_at, frontier_v4, frontier_v3, frontier_baseline](
             &mut self, node: &N, moves: u64, beta: i32
         ) -> i32 => frontier_body;
     }
 
     /// [`Self::pvs`], compiled into each level's clone.
     #[inline(always)]
-    fn pvs_body(&mut self, node: &N, alpha: i32, beta: i32, depth: u32, pv: bool) -> i32 {
+    fn pvs_body<I: Isa>(
+        &mut self,
+        isa: I,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        depth: u32,
+        pv: bool,
+    ) -> i32 {
         self.count_node();
         if self.stopped() {
             return 0;
         }
         if depth == 0 {
-            return self.leaf(node);
+            return self.leaf(isa, node);
         }
-        let moves = node.moves();
+        let moves = node.moves_at(isa);
         if moves == 0 {
             let passed = node.pass();
-            if passed.moves() == 0 {
+            if passed.moves_at(isa) == 0 {
                 return node.final_score();
             }
-            return -self.pvs(&passed, -beta, -alpha, depth, pv);
+            return -self.pvs_at(isa, &passed, -beta, -alpha, depth, pv);
         }
         let depth = depth.min(node.moves_left());
         if depth == node.moves_left() && beta == alpha + 1 {
@@ -92,7 +101,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             }
         }
         if depth == 1 {
-            return self.frontier(node, moves, beta);
+            return self.frontier_at(isa, node, moves, beta);
         }
         let key = node.key();
         let (settled, table_move) =
@@ -103,7 +112,15 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             return score;
         }
         let framed = self.enter_frame(key, depth, (alpha, beta));
-        let score = self.expand(node, moves, (alpha, beta), depth, pv, (key, table_move));
+        let score = self.expand_at(
+            isa,
+            node,
+            moves,
+            (alpha, beta),
+            depth,
+            pv,
+            (key, table_move),
+        );
         if framed {
             if let Some(completed_elsewhere) = self.leave_frame() {
                 return completed_elsewhere;
@@ -117,8 +134,10 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// node's `key` first), deferring those another thread is in, or splitting them between
     /// threads.
     #[inline(always)]
-    fn expand_body(
+    #[allow(clippy::too_many_arguments)] // with the level's token, one more than the lint's 7
+    fn expand_body<I: Isa>(
         &mut self,
+        isa: I,
         node: &N,
         moves: u64,
         (mut alpha, beta): (i32, i32),
@@ -133,7 +152,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         }
 
         let ordering = self.ctx.options.ordering;
-        let mut list = MoveList::new(node, moves, table_move, &ordering);
+        let mut list = MoveList::new(isa, node, moves, table_move, &ordering);
         if !pv && depth >= ETC_MIN_DEPTH {
             if let Some(score) = self.transposition_cut(&list, depth, beta) {
                 return score;
@@ -156,7 +175,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         loop {
             if !(searched == 0 && list.holds_table_move()) {
                 if let Some(shallow) = shallow.take() {
-                    list.rekey(|c| -self.pvs(&c.child, -INFINITY, INFINITY, shallow, false));
+                    list.rekey(|c| {
+                        -self.pvs_at(isa, &c.child, -INFINITY, INFINITY, shallow, false)
+                    });
                 }
             }
             if searched >= self.ctx.options.parallel.elders
@@ -178,7 +199,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 None => match deferred.get(deferred_taken) {
                     Some(&mv) => {
                         deferred_taken += 1;
-                        let child = node.play(usize::from(mv));
+                        let child = node.play_at(isa, usize::from(mv));
                         (Candidate { mv, child, key: 0 }, false)
                     }
                     None => break,
@@ -193,7 +214,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 busy.enter(child_key, self.thread);
             }
             let score = if searched == 0 {
-                -self.pvs(&candidate.child, -beta, -alpha, depth - 1, pv)
+                -self.pvs_at(isa, &candidate.child, -beta, -alpha, depth - 1, pv)
             } else {
                 self.null_window_then_open(&candidate.child, alpha, beta, depth - 1, pv)
             };
@@ -232,17 +253,17 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// reaches `beta` (fail-soft). No table and no ordering by hints: here a table probe or a
     /// hint costs about what the evaluations it might save cost.
     #[inline(always)]
-    fn frontier_body(&mut self, node: &N, moves: u64, beta: i32) -> i32 {
+    fn frontier_body<I: Isa>(&mut self, isa: I, node: &N, moves: u64, beta: i32) -> i32 {
         let mut best = -INFINITY;
-        let evaluate_child = self.ctx.evaluator.children_of(node);
+        let evaluate_child = self.ctx.evaluator.children_of(isa, node);
         for &class in N::FRONTIER_ORDER {
             let mut rest = moves & class;
             while rest != 0 {
                 let mv = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 self.count_node();
-                let child = node.play(mv);
-                let score = if child.moves() == 0 && child.pass().moves() == 0 {
+                let child = node.play_at(isa, mv);
+                let score = if child.moves_at(isa) == 0 && child.pass().moves_at(isa) == 0 {
                     -child.final_score()
                 } else {
                     -evaluate_child(mv, &child)
@@ -445,20 +466,20 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let (score, proof) = if passed.moves() == 0 {
             (root.final_score(), Proof::Exact)
         } else {
-            (-searcher.leaf(&passed), Proof::Heuristic)
+            (-searcher.leaf(IsaDetected, &passed), Proof::Heuristic)
         };
         drop(searcher);
         return forced_result(ctx, None, score, proof);
     }
     if moves.count_ones() == 1 && ctx.options.answer_forced_at_once {
         let mv = moves.trailing_zeros() as u8;
-        let score = -searcher.leaf(&root.play(mv as usize));
+        let score = -searcher.leaf(IsaDetected, &root.play(mv as usize));
         drop(searcher);
         return forced_result(ctx, Some(mv), score, Proof::Heuristic);
     }
 
     let table_move = ctx.tt.probe(root.key()).map_or(NO_MOVE, |e| e.best_move);
-    let mut list = MoveList::new(root, moves, table_move, &ctx.options.ordering);
+    let mut list = MoveList::new(IsaDetected, root, moves, table_move, &ctx.options.ordering);
     let mut roots: Vec<RootState<N>> = list
         .remaining_sorted()
         .iter()
@@ -623,7 +644,7 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
         let fallback = roots[0];
         SearchResult {
             best_move: Some(fallback.mv),
-            score: -searcher.leaf(&fallback.child).clamp(-64, 64),
+            score: -searcher.leaf(IsaDetected, &fallback.child).clamp(-64, 64),
             depth: 0,
             selectivity: 0,
             proof: Proof::Heuristic,

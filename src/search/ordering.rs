@@ -4,6 +4,7 @@
 //! priority). Moves are picked best-first lazily, so a cutoff skips sorting the rest.
 
 use super::context::{OrderingOptions, SearchNode};
+use crate::cpu::Isa;
 use arrayvec::ArrayVec;
 
 /// A candidate move with the position it leads to and its ordering key.
@@ -26,17 +27,23 @@ const TABLE_MOVE_KEY: i32 = 1 << 28;
 impl<N: SearchNode> MoveList<N> {
     /// Builds the list of `node`'s `moves`, keyed by the hint (when on) and the table move.
     #[inline(always)]
-    pub fn new(node: &N, moves: u64, table_move: u8, options: &OrderingOptions) -> MoveList<N> {
+    pub fn new<I: Isa>(
+        isa: I,
+        node: &N,
+        moves: u64,
+        table_move: u8,
+        options: &OrderingOptions,
+    ) -> MoveList<N> {
         let mut candidates = ArrayVec::new();
         let mut rest = moves;
         while rest != 0 {
             let mv = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let child = node.play(mv);
+            let child = node.play_at(isa, mv);
             let key = if options.table_move && mv == usize::from(table_move) {
                 TABLE_MOVE_KEY
             } else if options.hints {
-                node.ordering_hint(mv, &child)
+                node.ordering_hint_at(isa, mv, &child)
             } else {
                 0
             };

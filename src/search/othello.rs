@@ -4,6 +4,7 @@
 use super::context::{SearchNode, Searcher};
 use super::endgame;
 use crate::board::{adjacent_empties, Board};
+use crate::cpu::Isa;
 use crate::eval::Evaluator;
 
 /// Square priorities for ordering: corners first, then edges and centre, X- and C-squares last.
@@ -28,13 +29,13 @@ impl SearchNode for Board {
     const FRONTIER_ORDER: &'static [u64] = &[CORNERS, !(CORNERS | BESIDE_CORNERS), BESIDE_CORNERS];
 
     #[inline(always)]
-    fn moves(&self) -> u64 {
-        Board::moves(self)
+    fn moves_at<I: Isa>(&self, isa: I) -> u64 {
+        Board::moves_at(self, isa)
     }
 
     #[inline(always)]
-    fn play(&self, mv: usize) -> Board {
-        self.play_with_flips(mv, self.flips(mv))
+    fn play_at<I: Isa>(&self, isa: I, mv: usize) -> Board {
+        self.play_with_flips(mv, self.flips_at(isa, mv))
     }
 
     #[inline]
@@ -60,9 +61,9 @@ impl SearchNode for Board {
     /// Fastest first: few replies for the opponent, little potential mobility for it, and the
     /// square's own priority.
     #[inline(always)]
-    fn ordering_hint(&self, mv: usize, child: &Board) -> i32 {
-        let replies = child.moves().count_ones() as i32;
-        let corner_replies = (child.moves() & 0x8100_0000_0000_0081).count_ones() as i32;
+    fn ordering_hint_at<I: Isa>(&self, isa: I, mv: usize, child: &Board) -> i32 {
+        let replies = child.moves_at(isa).count_ones() as i32;
+        let corner_replies = (child.moves_at(isa) & 0x8100_0000_0000_0081).count_ones() as i32;
         let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
         i32::from(SQUARE_PRIORITY[mv]) * 8 - replies * 32 - corner_replies * 64 - potential * 4
     }
