@@ -1,9 +1,9 @@
 //! Every instruction-set level the binary can run its search at gives the same search: the
 //! `bench` node signature and the exact FFO scores, through the real binary with the level
-//! capped by `OXELLO_CPU`. In a build for the lowest x86-64 (`RUSTFLAGS="-C
-//! target-cpu=x86-64"`) that runs the baseline, x86-64-v3 and x86-64-v4 clones of the search
-//! that the CPU has; a build that targets a level (`target-cpu=native`) has only that one and
-//! must say so whatever the variable asks.
+//! capped by `OXELLO_CPU`. In the default build (for the lowest x86-64) that runs the
+//! baseline, x86-64-v3 and x86-64-v4 clones of the search that the CPU has; a build that
+//! targets a level (`RUSTFLAGS="-C target-cpu=native"`) has only that one and must say so
+//! whatever the variable asks.
 
 use oxello::cpu::{Level, BUILD_LEVEL, LEVEL_VARIABLE};
 use std::process::Command;

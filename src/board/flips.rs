@@ -51,6 +51,8 @@ pub fn flips(square: usize, player: u64, opponent: u64) -> u64 {
 /// at x86-64-v4.
 #[inline(always)]
 pub fn flips_at<I: Isa>(isa: I, square: usize, player: u64, opponent: u64) -> u64 {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     #[cfg(target_arch = "x86_64")]
     {
         use crate::cpu::Level;

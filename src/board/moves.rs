@@ -31,6 +31,8 @@ pub fn legal_moves(player: u64, opponent: u64) -> u64 {
 /// [`legal_moves`] at the instruction-set level `I`: the AVX2 version from x86-64-v3.
 #[inline(always)]
 pub fn legal_moves_at<I: Isa>(isa: I, player: u64, opponent: u64) -> u64 {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     #[cfg(target_arch = "x86_64")]
     if cfg!(target_feature = "avx2") || isa.level() >= Level::V3 {
         // SAFETY: the CPU has AVX2.

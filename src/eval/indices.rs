@@ -33,14 +33,16 @@ impl Lanes {
     /// Whether code at the level `I` adds the lanes 256 bits at a time with AVX2. Written out
     /// rather than left to the compiler, which in a clone with AVX-512 but generic tuning (the
     /// portable build) would use 512-bit registers, slower here than the native build's 256.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn in_avx2<I: Isa>(isa: I) -> bool {
-        cfg!(target_arch = "x86_64")
-            && (cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3)
+        cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3
     }
 
     #[inline(always)]
     fn add<I: Isa>(&mut self, isa: I, other: &Lanes) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
         #[cfg(target_arch = "x86_64")]
         if Self::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.
@@ -55,6 +57,8 @@ impl Lanes {
     /// `self + 2 * twice + once`, lane by lane.
     #[inline(always)]
     fn plus<I: Isa>(&self, isa: I, twice: &Lanes, once: &Lanes) -> Lanes {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
         #[cfg(target_arch = "x86_64")]
         if Self::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.

@@ -236,6 +236,8 @@ impl TranspositionTable {
     /// wait for memory.
     #[inline]
     pub fn prefetch(&self, key: u64) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot
         // fault; the address is that of a live bucket.
