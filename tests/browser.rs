@@ -11,7 +11,7 @@
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use libtest_mimic::{Arguments, Failed, Trial};
-use oxello::board::{Move, Position};
+use oxello::board::{Color, Move, Position};
 use oxello::notation::{format_move, format_position, parse_transcript, read_wthor_file};
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
@@ -234,7 +234,21 @@ fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
     }
     let transcript = text(tab, "document.getElementById('moves-played').textContent")?;
     let moves = transcript.trim_start_matches("Moves: ");
-    let (_, end) = parse_transcript(moves, &Position::START)?;
+    let (played, end) = parse_transcript(moves, &Position::START)?;
+    // Every click played one of the human's moves, and nothing else did.
+    let engine_colour = text(tab, "document.getElementById('engine-color').value")?;
+    let mut position = Position::START;
+    let mut human_moves = 0;
+    for &mv in &played {
+        let engine_to_move = match position.side_to_move {
+            Color::Black => engine_colour == "black",
+            Color::White => engine_colour == "white",
+        };
+        if !engine_to_move && matches!(mv, Move::Play(_)) {
+            human_moves += 1;
+        }
+        position = position.play(mv)?;
+    }
     let board = text(tab, "document.body.dataset.board")?;
     if board != format_position(&end) || !end.board.is_game_over() {
         return Err(format!("the page shows {board} after {moves}").into());
@@ -247,8 +261,11 @@ fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
         end.black().count_ones().to_string(),
         end.white().count_ones().to_string(),
     );
-    if counts != expected || clicks < 20 {
-        return Err(format!("counts {counts:?} (expected {expected:?}), {clicks} clicks").into());
+    if counts != expected || clicks != human_moves || clicks == 0 {
+        return Err(format!(
+            "counts {counts:?} (expected {expected:?}), {clicks} clicks for {human_moves} moves"
+        )
+        .into());
     }
     Ok(())
 }
