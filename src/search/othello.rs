@@ -62,8 +62,9 @@ impl SearchNode for Board {
     /// square's own priority.
     #[inline(always)]
     fn ordering_hint_at<I: Isa>(&self, isa: I, mv: usize, child: &Board) -> i32 {
-        let replies = child.moves_at(isa).count_ones() as i32;
-        let corner_replies = (child.moves_at(isa) & 0x8100_0000_0000_0081).count_ones() as i32;
+        let replies = child.moves_at(isa);
+        let corner_replies = (replies & 0x8100_0000_0000_0081).count_ones() as i32;
+        let replies = replies.count_ones() as i32;
         let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
         i32::from(SQUARE_PRIORITY[mv]) * 8 - replies * 32 - corner_replies * 64 - potential * 4
     }
