@@ -42,6 +42,24 @@ fn slot(board: &Board) -> usize {
     (board.hash_key() >> (64 - ENTRIES.trailing_zeros())) as usize
 }
 
+/// Starts loading the slot of `board` into the processor's first-level cache, so that a probe
+/// soon after does not wait for it.
+#[inline]
+pub(super) fn prefetch(board: &Board) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = board;
+    #[cfg(target_arch = "x86_64")]
+    CACHE.with(|cache| {
+        // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot
+        // fault; the address is that of a live slot.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(&cache[slot(board)]).cast(),
+            );
+        }
+    });
+}
+
 /// A score that settles the null window (`alpha`, `alpha + 1`) for `board`, if the bounds this
 /// thread has seen for it do: the lower bound when it beats `alpha`, the upper bound when it
 /// does not reach above it.
