@@ -86,6 +86,8 @@ pub const CACHE_MIN_EMPTIES: u32 = 6;
 const SMALL_ETC_MIN_EMPTIES: u32 = CACHE_MIN_EMPTIES + 1;
 // The children of the table's smallest nodes are in the cache's range (their cutoff above).
 const _: () = assert!(TABLE_MIN_EMPTIES > CACHE_MIN_EMPTIES);
+// The cache holds only full-width results: no probable cut in its range or below.
+const _: () = assert!(PROBABLE_CUT_MIN_EMPTIES >= TABLE_MIN_EMPTIES);
 
 /// The four 4x4 quadrants; an odd number of empties in a quadrant favours moving there first.
 const QUADRANTS: [u64; 4] = [
