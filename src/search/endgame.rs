@@ -424,6 +424,25 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         score
     }
 
+    /// The score of `child`, a move's position from a node of `empties` searched against
+    /// `alpha`, from the node's side; `probed` when the node has looked the child up in the
+    /// thread's cache already (`cache_cutoff`), so that it is not looked up again.
+    #[inline(always)]
+    fn solve_child<I: Isa>(
+        &mut self,
+        isa: I,
+        child: &Board,
+        alpha: i32,
+        empties: u32,
+        probed: bool,
+    ) -> i32 {
+        if probed {
+            -self.search_small_stored(isa, child, -alpha - 1, empties - 1)
+        } else {
+            -self.solve(isa, child, -alpha - 1, empties - 1)
+        }
+    }
+
     /// Fastest first (no sorting for a single move), no table.
     #[inline(always)]
     fn search_small_body<I: Isa>(
@@ -462,11 +481,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             }
         }
         while let Some(entry) = take_best(&mut list) {
-            let score = if probed {
-                -self.search_small_stored(isa, &entry.child, -alpha - 1, empties - 1)
-            } else {
-                -self.solve(isa, &entry.child, -alpha - 1, empties - 1)
-            };
+            let score = self.solve_child(isa, &entry.child, alpha, empties, probed);
             if score > best {
                 best = score;
                 if score > alpha {
@@ -578,11 +593,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             let Some(entry) = take_best(&mut list) else {
                 break;
             };
-            let score = if probed {
-                -self.search_small_stored(isa, &entry.child, -alpha - 1, empties - 1)
-            } else {
-                -self.solve(isa, &entry.child, -alpha - 1, empties - 1)
-            };
+            let score = self.solve_child(isa, &entry.child, alpha, empties, probed);
             searched += 1;
             if score > best {
                 best = score;

@@ -46,18 +46,7 @@ fn slot(board: &Board) -> usize {
 /// soon after does not wait for it.
 #[inline]
 pub(super) fn prefetch(board: &Board) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = board;
-    #[cfg(target_arch = "x86_64")]
-    CACHE.with(|cache| {
-        // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot
-        // fault; the address is that of a live slot.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                std::ptr::from_ref(&cache[slot(board)]).cast(),
-            );
-        }
-    });
+    CACHE.with(|cache| super::prefetch(&cache[slot(board)]));
 }
 
 /// A score that settles the null window (`alpha`, `alpha + 1`) for `board`, if the bounds this

@@ -40,6 +40,22 @@ pub const INFINITY: i32 = 127;
 /// Empties above the midgame depth from which a search at that depth solves exactly instead.
 pub const EXACT_MARGIN: u32 = 4;
 
+/// Starts loading the cache line of `value` into the processor's first-level cache, so that a
+/// read soon after does not wait for memory (the table's buckets, the endgame cache's slots).
+#[inline]
+fn prefetch<T>(value: &T) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot fault;
+    // the address is that of a live value.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            std::ptr::from_ref(value).cast(),
+        );
+    }
+}
+
 /// The depth limit for a "level" of `depth` plies at `empties` empty squares: the depth, or no
 /// limit (solve to the end) once the end is within `depth + EXACT_MARGIN` moves.
 pub fn level_depth(depth: u32, empties: u32) -> Option<u32> {

@@ -236,16 +236,7 @@ impl TranspositionTable {
     /// wait for memory.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot
-        // fault; the address is that of a live bucket.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                std::ptr::from_ref(self.bucket(key)).cast(),
-            );
-        }
+        super::prefetch(self.bucket(key));
     }
 
     /// The live entries of `key`: one, or more when the table holds results of more than one
