@@ -24,7 +24,7 @@
 //! selective in the table so the exact iteration takes only their moves, never their bounds.
 
 use super::context::Searcher;
-use super::endgame_cache;
+use super::endgame_cache::Slot;
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
@@ -402,15 +402,16 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         if empties < CACHE_MIN_EMPTIES {
             return self.search_small_at(isa, board, alpha, empties);
         }
-        if let Some(score) = endgame_cache::probe(board, alpha) {
+        let slot = Slot::of(board);
+        if let Some(score) = slot.probe(alpha) {
             self.searcher.count_node();
             return score;
         }
-        self.search_small_stored(isa, board, alpha, empties)
+        self.search_small_stored(isa, board, alpha, empties, slot)
     }
 
-    /// A node in the cache's range whose slot has been looked up to no avail: the search, its
-    /// result kept in the cache.
+    /// A node in the cache's range whose `slot` has been looked up to no avail: the search,
+    /// its result kept in the cache.
     #[inline(always)]
     fn search_small_stored<I: Isa>(
         &mut self,
@@ -418,26 +419,28 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         board: &Board,
         alpha: i32,
         empties: u32,
+        slot: Slot,
     ) -> i32 {
         let score = self.search_small_at(isa, board, alpha, empties);
-        endgame_cache::store(board, alpha, score);
+        slot.store(alpha, score);
         score
     }
 
-    /// The score of `child`, a move's position from a node of `empties` searched against
-    /// `alpha`, from the node's side; `probed` when the node has looked the child up in the
-    /// thread's cache already (`cache_cutoff`), so that it is not looked up again.
+    /// The score of a move's child from a node of `empties` searched against `alpha`, from
+    /// the node's side; `probed` when the node has looked the child up in the thread's cache
+    /// already (`cache_cutoff`), so that it is not looked up again.
     #[inline(always)]
     fn solve_child<I: Isa>(
         &mut self,
         isa: I,
-        child: &Board,
+        entry: &MoveEntry,
         alpha: i32,
         empties: u32,
         probed: bool,
     ) -> i32 {
+        let child = &entry.child;
         if probed {
-            -self.search_small_stored(isa, child, -alpha - 1, empties - 1)
+            -self.search_small_stored(isa, child, -alpha - 1, empties - 1, entry.cache_slot)
         } else {
             -self.solve(isa, child, -alpha - 1, empties - 1)
         }
@@ -481,7 +484,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             }
         }
         while let Some(entry) = take_best(&mut list) {
-            let score = self.solve_child(isa, &entry.child, alpha, empties, probed);
+            let score = self.solve_child(isa, &entry, alpha, empties, probed);
             if score > best {
                 best = score;
                 if score > alpha {
@@ -593,7 +596,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             let Some(entry) = take_best(&mut list) else {
                 break;
             };
-            let score = self.solve_child(isa, &entry.child, alpha, empties, probed);
+            let score = self.solve_child(isa, &entry, alpha, empties, probed);
             searched += 1;
             if score > best {
                 best = score;
@@ -736,6 +739,8 @@ struct MoveEntry {
     key: i32,
     square: u8,
     child: Board,
+    /// The child's slot in the thread's endgame cache, found by `cache_cutoff` (unset before).
+    cache_slot: Slot,
 }
 
 /// Room for every move of a position (33 is the most known in a legal position).
@@ -774,6 +779,7 @@ fn ordered_moves<I: Isa>(
             key,
             square: square as u8,
             child,
+            cache_slot: Slot::UNSET,
         });
     }
 }
@@ -784,13 +790,14 @@ fn ordered_moves<I: Isa>(
 /// `list`, and `Continue` carries the best of their bounds (`-INFINITY` if none).
 #[inline(always)]
 fn cache_cutoff(list: &mut MoveEntries, alpha: i32) -> ControlFlow<(i32, u8), i32> {
-    for entry in list.iter() {
-        endgame_cache::prefetch(&entry.child);
+    for entry in list.iter_mut() {
+        entry.cache_slot = Slot::of(&entry.child);
+        entry.cache_slot.prefetch();
     }
     let mut known_best = -INFINITY;
     let mut index = 0;
     while index < list.len() {
-        match endgame_cache::probe(&list[index].child, -alpha - 1) {
+        match list[index].cache_slot.probe(-alpha - 1) {
             Some(score) if -score > alpha => {
                 return ControlFlow::Break((-score, list[index].square))
             }
