@@ -25,6 +25,7 @@
 
 use super::context::Searcher;
 use super::endgame_cache::Slot;
+use super::endgame_keys::{child_keys, CORNERS, LANES};
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
@@ -96,7 +97,6 @@ const QUADRANTS: [u64; 4] = [
     0x0F0F_0F0F_0000_0000,
     0xF0F0_F0F0_0000_0000,
 ];
-const CORNERS: u64 = 0x8100_0000_0000_0081;
 
 /// The quadrant (0-3) of a square.
 #[inline]
@@ -723,16 +723,6 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 }
 
-/// The mover's corners and the edge squares next to them that it holds with the corner.
-#[inline]
-fn corner_stability(discs: u64) -> i32 {
-    let next_to_owned_corner = ((discs & 0x0100_0000_0000_0001) << 1)
-        | ((discs & 0x8000_0000_0000_0080) >> 1)
-        | ((discs & 0x0000_0000_0000_0081) << 8)
-        | ((discs & 0x8100_0000_0000_0000) >> 8);
-    ((next_to_owned_corner | CORNERS) & discs).count_ones() as i32
-}
-
 /// A move with its ordering key and the position it leads to.
 #[derive(Clone, Copy)]
 struct MoveEntry {
@@ -750,7 +740,8 @@ const TABLE_MOVE_KEY: i32 = 1 << 24;
 
 /// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies
 /// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
-/// discs made stable at the corners.
+/// discs made stable at the corners; the children's own parts of the key are computed `LANES`
+/// at a time (`endgame_keys`).
 #[inline(always)]
 fn ordered_moves<I: Isa>(
     isa: I,
@@ -759,28 +750,32 @@ fn ordered_moves<I: Isa>(
     table_move: u8,
     list: &mut MoveEntries,
 ) {
-    let odd = odd_quadrant_squares(board.empties());
     for square in Squares(moves) {
         let child = board.play_with_flips(square, board.flips_at(isa, square));
-        let key = if square as u8 == table_move {
-            TABLE_MOVE_KEY
-        } else {
-            let replies = child.moves_at(isa);
-            let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
-            let bit = 1u64 << square;
-            -(replies.count_ones() as i32) * 16
-                - (replies & CORNERS).count_ones() as i32 * 16
-                - potential * 2
-                + i32::from(bit & odd != 0) * 4
-                + i32::from(bit & CORNERS != 0) * 8
-                + corner_stability(child.opponent) * 2
-        };
         list.push(MoveEntry {
-            key,
+            key: 0,
             square: square as u8,
             child,
             cache_slot: Slot::UNSET,
         });
+    }
+    let odd = odd_quadrant_squares(board.empties());
+    for chunk in list.chunks_mut(LANES) {
+        let mut players = [0; LANES];
+        let mut opponents = [0; LANES];
+        for (lane, entry) in chunk.iter().enumerate() {
+            players[lane] = entry.child.player;
+            opponents[lane] = entry.child.opponent;
+        }
+        let keys = child_keys(isa, &players, &opponents, chunk.len());
+        for (entry, key) in chunk.iter_mut().zip(keys) {
+            let bit = 1u64 << entry.square;
+            entry.key = if entry.square == table_move {
+                TABLE_MOVE_KEY
+            } else {
+                key + i32::from(bit & odd != 0) * 4 + i32::from(bit & CORNERS != 0) * 8
+            };
+        }
     }
 }
 
@@ -833,7 +828,6 @@ fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
 mod tests {
     use super::*;
     use crate::eval::SimpleEvaluator;
-    use crate::notation::parse_square;
     use crate::search::tt::TranspositionTable;
     use crate::search::{Limits, SearchContext, SearchOptions};
     use std::sync::atomic::AtomicBool;
@@ -868,21 +862,6 @@ mod tests {
             .map(|sq| -negamax(&board.play(sq).unwrap()))
             .max()
             .unwrap()
-    }
-
-    #[test]
-    fn corner_stability_counts_corners_and_the_edge_squares_they_hold() {
-        let discs = |names: &[&str]| {
-            names
-                .iter()
-                .fold(0u64, |bits, name| bits | 1 << parse_square(name).unwrap())
-        };
-        assert_eq!(corner_stability(discs(&["b1", "a2", "g8", "h7"])), 0);
-        assert_eq!(corner_stability(discs(&["a1", "b1", "a2", "b2"])), 3);
-        assert_eq!(corner_stability(discs(&["h1", "g1", "h2", "g2"])), 3);
-        assert_eq!(corner_stability(discs(&["a8", "b8", "a7", "b7"])), 3);
-        assert_eq!(corner_stability(discs(&["h8", "g8", "h7", "g7"])), 3);
-        assert_eq!(corner_stability(u64::MAX), 12);
     }
 
     #[test]

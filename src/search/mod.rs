@@ -8,12 +8,13 @@
 //! parts share (`context`: the game interface, options, the shared context and a thread's
 //! `Searcher`), `ordering`, the helper threads of the selective iterations (`helpers`), the
 //! alpha-beta and its iterations (`midgame`), Othello's exact solver (`endgame`, with
-//! `endgame_cache`), which orders its moves with the midgame's shallow searches, and last
+//! `endgame_cache` and `endgame_keys`), which orders its moves with the midgame's shallow searches, and last
 //! Othello's board as a node (`othello`), which hands the end of every search to that solver.
 
 mod context;
 mod endgame;
 mod endgame_cache;
+mod endgame_keys;
 mod helpers;
 mod midgame;
 mod ordering;
