@@ -756,6 +756,7 @@ fn ordered_moves<I: Isa>(
     table_move: u8,
     list: &mut MoveEntries,
 ) {
+    let first = list.len();
     for square in Squares(moves) {
         let child = board.play_with_flips(square, board.flips_at(isa, square));
         list.push(MoveEntry {
@@ -766,7 +767,7 @@ fn ordered_moves<I: Isa>(
         });
     }
     let odd = odd_quadrant_squares(board.empties());
-    for chunk in list.chunks_mut(LANES) {
+    for chunk in list[first..].chunks_mut(LANES) {
         let mut players = [0; LANES];
         let mut opponents = [0; LANES];
         for (lane, entry) in chunk.iter().enumerate() {
