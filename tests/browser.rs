@@ -177,9 +177,11 @@ fn hints_score_every_legal_move(tab: &Tab) -> Result<(), Failed> {
         Duration::from_secs(30),
     )?;
     tab.find_element("#stop")?.click()?;
+    // One snapshot of the squares, scores and best mark: an update that lands after the stop
+    // must not mix two reports.
     let hints = json(
         tab,
-        "[...document.querySelectorAll('.hint')].map(h => [h.parentElement.dataset.square, Number(h.dataset.score)])",
+        "[...document.querySelectorAll('.hint')].map(h => [h.parentElement.dataset.square, Number(h.dataset.score), h.classList.contains('best')])",
     )?;
     let mut squares: Vec<String> = hints
         .as_array()
@@ -197,7 +199,16 @@ fn hints_score_every_legal_move(tab: &Tab) -> Result<(), Failed> {
         .iter()
         .filter_map(|h| h[1].as_i64())
         .collect();
-    let best: i64 = text(tab, "document.querySelector('.hint.best').dataset.score")?.parse()?;
+    let marked: Vec<i64> = hints
+        .as_array()
+        .ok_or("no hints")?
+        .iter()
+        .filter(|h| h[2].as_bool() == Some(true))
+        .filter_map(|h| h[1].as_i64())
+        .collect();
+    let [best] = marked[..] else {
+        return Err(format!("hints {hints}: {} marked best", marked.len()).into());
+    };
     if scores.len() != 4 || scores.iter().any(|&s| !(-64..=64).contains(&s) || s > best) {
         return Err(format!("hints {scores:?}, the best marked {best}").into());
     }
