@@ -1,19 +1,19 @@
-//! `oxello web` in a real browser: headless Chromium, driven over the DevTools protocol, opens
-//! the page, checks that an illegal click changes nothing, asks for hints, plays a whole game
-//! against the engine by clicking, and reviews a 60-move game, reading the losses and the
+//! `oxello web` in a real browser: headless Chromium, driven over WebDriver (chromedriver),
+//! opens the page, checks that an illegal click changes nothing, asks for hints, plays a whole
+//! game against the engine by clicking, and reviews a 60-move game, reading the losses and the
 //! chart's points from the page.
 //!
-//! Without Chromium the test is reported as ignored, not passed, with what to install: the
-//! newcomer's `cargo test --release` stays green, and CI installs Chromium first so that it
-//! always runs there. `OXELLO_CHROMIUM` names the browser to use; `OXELLO_SCREENSHOT` a PNG
-//! file to save the reviewed game's page to.
+//! Without Chromium and its driver the test is reported as ignored, not passed, with what to
+//! install: the newcomer's `cargo test --release` stays green, and CI installs both first so
+//! that it always runs there. `OXELLO_CHROMIUM` and `OXELLO_CHROMEDRIVER` name the programs to
+//! use; `OXELLO_SCREENSHOT` a PNG file to save the reviewed game's page to.
 
-use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use base64::Engine as _;
 use libtest_mimic::{Arguments, Failed, Trial};
 use oxello::board::{Color, Move, Position};
 use oxello::notation::{format_move, format_position, parse_transcript, read_wthor_file};
-use std::ffi::OsStr;
+use serde_json::{json, Value};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -21,15 +21,16 @@ use std::time::{Duration, Instant};
 
 const TEST_NAME: &str = "a_person_plays_asks_for_hints_and_reviews_a_game_in_chromium";
 
+/// The longest one WebDriver command may take (a click waits for the page to settle).
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+
 fn main() {
     let arguments = Arguments::from_args();
-    let chromium = find_chromium();
-    let trial = match chromium.clone() {
-        Some(path) => Trial::test(TEST_NAME, move || browse(&path)),
-        None => {
+    let trial = match BrowserPaths::find() {
+        Ok(browser) => Trial::test(TEST_NAME, move || browse(&browser)),
+        Err(missing) => {
             eprintln!(
-                "\n*** BROWSER TEST NOT RUN: no Chromium found (looked for OXELLO_CHROMIUM, \
-                 chromium, chromium-browser, google-chrome on PATH).\n*** Install it to run it \
+                "\n*** BROWSER TEST NOT RUN: {missing}.\n*** Install them to run it \
                  (Debian/Ubuntu: apt-get install chromium chromium-driver), then run cargo test \
                  --release again.\n"
             );
@@ -40,124 +41,307 @@ fn main() {
     libtest_mimic::run(&arguments, vec![trial]).exit();
 }
 
-fn find_chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("OXELLO_CHROMIUM") {
+/// The browser and its WebDriver server.
+struct BrowserPaths {
+    chromium: PathBuf,
+    driver: PathBuf,
+}
+
+impl BrowserPaths {
+    fn find() -> Result<BrowserPaths, String> {
+        let chromium = find_program(
+            "OXELLO_CHROMIUM",
+            &[
+                "chromium",
+                "chromium-browser",
+                "google-chrome",
+                "google-chrome-stable",
+            ],
+        )
+        .ok_or("no Chromium found (looked for OXELLO_CHROMIUM, chromium, chromium-browser, google-chrome on PATH)")?;
+        let driver = find_program("OXELLO_CHROMEDRIVER", &["chromedriver"]).ok_or(
+            "no chromedriver found (looked for OXELLO_CHROMEDRIVER, chromedriver on PATH)",
+        )?;
+        Ok(BrowserPaths { chromium, driver })
+    }
+}
+
+/// The program the environment variable names, or the first of `names` on PATH.
+fn find_program(variable: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable) {
         return Some(PathBuf::from(path));
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).find_map(|dir| {
-        [
-            "chromium",
-            "chromium-browser",
-            "google-chrome",
-            "google-chrome-stable",
-        ]
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|candidate| candidate.is_file())
+        names
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| candidate.is_file())
     })
 }
 
-/// `oxello web` on a free port, killed when dropped.
+/// A child process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        self.0.kill().ok();
+        self.0.wait().ok();
+    }
+}
+
+/// Starts `command` with stdout piped and returns it with the first word of its stdout's
+/// first line that `pick` accepts.
+fn start_and_read(
+    mut command: Command,
+    pick: impl Fn(&str) -> Option<String>,
+) -> Result<(Killed, String), Failed> {
+    let mut child = Killed(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?,
+    );
+    let stdout = child.0.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let found = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| line.split_whitespace().find_map(&pick))
+        .ok_or("the program ended without saying where it listens")?;
+    // Keep draining stdout so that the program never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Ok((child, found))
+}
+
+/// `oxello web` on a free port.
 struct WebServer {
-    child: Child,
+    _process: Killed,
     url: String,
 }
 
 impl WebServer {
     fn start() -> Result<WebServer, Failed> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oxello"))
-            .args(["--threads", "1", "web", "--port", "0", "--hash", "32"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().ok_or("no stdout")?).read_line(&mut line)?;
-        let url = line
-            .split_whitespace()
-            .find(|word| word.starts_with("http://"))
-            .ok_or_else(|| format!("no address in {line:?}"))?
-            .to_string();
-        Ok(WebServer { child, url })
+        let mut command = Command::new(env!("CARGO_BIN_EXE_oxello"));
+        command.args(["--threads", "1", "web", "--port", "0", "--hash", "32"]);
+        let (process, url) = start_and_read(command, |word| {
+            word.starts_with("http://").then(|| word.to_string())
+        })?;
+        Ok(WebServer {
+            _process: process,
+            url,
+        })
     }
 }
 
-impl Drop for WebServer {
+/// chromedriver on a free port of the loopback.
+struct ChromeDriver {
+    _process: Killed,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl ChromeDriver {
+    fn start(path: &Path) -> Result<ChromeDriver, Failed> {
+        let mut command = Command::new(path);
+        command.arg("--port=0");
+        // "ChromeDriver was started successfully on port 37335."
+        let (process, port) = start_and_read(command, |word| {
+            let digits = word.trim_end_matches('.');
+            (word.ends_with('.')
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.to_string())
+        })?;
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(COMMAND_TIMEOUT))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(ChromeDriver {
+            _process: process,
+            base: format!("http://127.0.0.1:{port}"),
+            agent,
+        })
+    }
+
+    /// Sends one WebDriver command and returns its `value`, or the driver's error as a failure.
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Failed> {
+        let url = format!("{}{path}", self.base);
+        let response = match (method, body) {
+            ("GET", _) => self.agent.get(&url).call(),
+            ("DELETE", _) => self.agent.delete(&url).call(),
+            (_, body) => self
+                .agent
+                .post(&url)
+                .send_json(body.unwrap_or_else(|| json!({}))),
+        };
+        let mut response = response.map_err(|e| format!("{method} {path}: {e}"))?;
+        let status = response.status();
+        let reply: Value = response
+            .body_mut()
+            .read_json()
+            .map_err(|e| format!("{method} {path}: {e}"))?;
+        if !status.is_success() {
+            return Err(format!("{method} {path}: {status} {}", reply["value"]).into());
+        }
+        Ok(reply["value"].clone())
+    }
+}
+
+/// A WebDriver session: one headless Chromium window.
+struct Page<'a> {
+    driver: &'a ChromeDriver,
+    session: String,
+}
+
+/// The key of an element reference in WebDriver's answers.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+impl<'a> Page<'a> {
+    fn open(driver: &'a ChromeDriver, chromium: &Path) -> Result<Page<'a>, Failed> {
+        let binary: OsString = chromium.into();
+        let capabilities = json!({
+            "capabilities": {
+                "alwaysMatch": {
+                    "browserName": "chrome",
+                    "goog:chromeOptions": {
+                        "binary": binary.to_string_lossy(),
+                        "args": [
+                            "--headless=new",
+                            "--no-sandbox",
+                            "--disable-dev-shm-usage",
+                            "--window-size=1280,1000",
+                        ],
+                    },
+                },
+            },
+        });
+        let session = driver.command("POST", "/session", Some(capabilities))?;
+        let session = session["sessionId"]
+            .as_str()
+            .ok_or_else(|| format!("no session in {session}"))?
+            .to_string();
+        Ok(Page { driver, session })
+    }
+
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Failed> {
+        self.driver
+            .command(method, &format!("/session/{}{path}", self.session), body)
+    }
+
+    fn navigate(&self, url: &str) -> Result<(), Failed> {
+        self.command("POST", "/url", Some(json!({ "url": url })))
+            .map(drop)
+    }
+
+    /// The value of a JavaScript expression.
+    fn evaluate(&self, expression: &str) -> Result<Value, Failed> {
+        let script = format!("return ({expression});");
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+    }
+
+    /// Runs JavaScript statements.
+    fn run(&self, statements: &str) -> Result<(), Failed> {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": statements, "args": [] })),
+        )
+        .map(drop)
+    }
+
+    /// Clicks the element that `selector` finds, as a pointer would.
+    fn click(&self, selector: &str) -> Result<(), Failed> {
+        let found = self.command(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": selector })),
+        )?;
+        let element = found[ELEMENT_KEY]
+            .as_str()
+            .ok_or_else(|| format!("{selector}: no element in {found}"))?;
+        self.command("POST", &format!("/element/{element}/click"), None)
+            .map(drop)
+    }
+
+    /// The window as a PNG image.
+    fn screenshot(&self) -> Result<Vec<u8>, Failed> {
+        let encoded = self.command("GET", "/screenshot", None)?;
+        let encoded = encoded.as_str().ok_or("no screenshot")?;
+        Ok(base64::engine::general_purpose::STANDARD.decode(encoded)?)
+    }
+}
+
+impl Drop for Page<'_> {
     fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
+        self.command("DELETE", "", None).ok();
     }
 }
 
 /// Evaluates a JavaScript expression that gives a string.
-fn text(tab: &Tab, expression: &str) -> Result<String, Failed> {
-    let value = tab.evaluate(expression, false)?.value;
-    match value {
-        Some(serde_json::Value::String(text)) => Ok(text),
-        other => Err(format!("{expression} gave {other:?}").into()),
+fn text(page: &Page, expression: &str) -> Result<String, Failed> {
+    match page.evaluate(expression)? {
+        serde_json::Value::String(text) => Ok(text),
+        other => Err(format!("{expression} gave {other}").into()),
     }
 }
 
 /// Waits until a JavaScript expression is true.
-fn wait_until(tab: &Tab, expression: &str, limit: Duration) -> Result<(), Failed> {
+fn wait_until(page: &Page, expression: &str, limit: Duration) -> Result<(), Failed> {
     let begun = Instant::now();
     loop {
-        if tab.evaluate(expression, false)?.value == Some(serde_json::Value::Bool(true)) {
+        if page.evaluate(expression)? == serde_json::Value::Bool(true) {
             return Ok(());
         }
         if begun.elapsed() > limit {
-            let state = text(tab, "JSON.stringify(document.body.dataset) + ' ' + document.getElementById('status').textContent")?;
+            let state = text(page, "JSON.stringify(document.body.dataset) + ' ' + document.getElementById('status').textContent")?;
             return Err(format!("timed out waiting for {expression}; page: {state}").into());
         }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-fn json(tab: &Tab, expression: &str) -> Result<serde_json::Value, Failed> {
+fn json(page: &Page, expression: &str) -> Result<serde_json::Value, Failed> {
     Ok(serde_json::from_str(&text(
-        tab,
+        page,
         &format!("JSON.stringify({expression})"),
     )?)?)
 }
 
-fn browse(chromium: &Path) -> Result<(), Failed> {
+fn browse(browser: &BrowserPaths) -> Result<(), Failed> {
     let server = WebServer::start()?;
-    let browser = Browser::new(
-        LaunchOptions::default_builder()
-            .path(Some(chromium.to_path_buf()))
-            .headless(true)
-            .sandbox(false)
-            .window_size(Some((1280, 1000)))
-            .args(vec![OsStr::new("--disable-dev-shm-usage")])
-            .idle_browser_timeout(Duration::from_secs(600))
-            .build()?,
+    let driver = ChromeDriver::start(&browser.driver)?;
+    let page = Page::open(&driver, &browser.chromium)?;
+    page.navigate(&server.url)?;
+    wait_until(
+        &page,
+        "document.getElementById('sq-h8') !== null",
+        Duration::from_secs(60),
     )?;
-    let tab = browser.new_tab()?;
-    tab.set_default_timeout(Duration::from_secs(60));
-    tab.navigate_to(&server.url)?.wait_until_navigated()?;
-    tab.wait_for_element("#sq-h8")?;
-    tab.evaluate(
-        "document.getElementById('engine-time').value = 't:100'",
-        false,
-    )?;
+    page.run("document.getElementById('engine-time').value = 't:100'")?;
     let human = "document.body.dataset.turn === 'human'";
-    wait_until(&tab, human, Duration::from_secs(30))?;
+    wait_until(&page, human, Duration::from_secs(30))?;
 
-    illegal_clicks_change_nothing(&tab)?;
-    hints_score_every_legal_move(&tab)?;
-    play_a_whole_game(&tab)?;
-    review_a_game(&tab)?;
+    illegal_clicks_change_nothing(&page)?;
+    hints_score_every_legal_move(&page)?;
+    play_a_whole_game(&page)?;
+    review_a_game(&page)?;
     Ok(())
 }
 
-fn illegal_clicks_change_nothing(tab: &Tab) -> Result<(), Failed> {
-    let before = json(tab, "document.body.dataset")?;
+fn illegal_clicks_change_nothing(page: &Page) -> Result<(), Failed> {
+    let before = json(page, "document.body.dataset")?;
     for square in ["a1", "d4", "e5", "h8"] {
-        tab.find_element(&format!("#sq-{square}"))?.click()?;
+        page.click(&format!("#sq-{square}"))?;
     }
     std::thread::sleep(Duration::from_millis(500));
-    let after = json(tab, "document.body.dataset")?;
+    let after = json(page, "document.body.dataset")?;
     if before != after {
         return Err(format!("illegal clicks changed the page: {before} -> {after}").into());
     }
@@ -167,20 +351,20 @@ fn illegal_clicks_change_nothing(tab: &Tab) -> Result<(), Failed> {
     Ok(())
 }
 
-fn hints_score_every_legal_move(tab: &Tab) -> Result<(), Failed> {
-    tab.find_element("#hints")?.click()?;
+fn hints_score_every_legal_move(page: &Page) -> Result<(), Failed> {
+    page.click("#hints")?;
     let legal = "document.querySelectorAll('.square.legal').length";
     let exact_hints = "document.querySelectorAll('.hint[data-bound=exact]').length";
     wait_until(
-        tab,
+        page,
         &format!("{exact_hints} === 4 && {legal} === 4"),
         Duration::from_secs(30),
     )?;
-    tab.find_element("#stop")?.click()?;
+    page.click("#stop")?;
     // One snapshot of the squares, scores and best mark: an update that lands after the stop
     // must not mix two reports.
     let hints = json(
-        tab,
+        page,
         "[...document.querySelectorAll('.hint')].map(h => [h.parentElement.dataset.square, Number(h.dataset.score), h.classList.contains('best')])",
     )?;
     let mut squares: Vec<String> = hints
@@ -215,27 +399,27 @@ fn hints_score_every_legal_move(tab: &Tab) -> Result<(), Failed> {
     Ok(())
 }
 
-fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
+fn play_a_whole_game(page: &Page) -> Result<(), Failed> {
     let begun = Instant::now();
     let mut clicks = 0;
     loop {
         wait_until(
-            tab,
+            page,
             "['human', 'over'].includes(document.body.dataset.turn)",
             Duration::from_secs(60),
         )?;
-        if text(tab, "document.body.dataset.turn")? == "over" {
+        if text(page, "document.body.dataset.turn")? == "over" {
             break;
         }
-        let moves: usize = text(tab, "document.body.dataset.moves")?.parse()?;
+        let moves: usize = text(page, "document.body.dataset.moves")?.parse()?;
         let square = text(
-            tab,
+            page,
             "document.querySelector('.square.legal').dataset.square",
         )?;
-        tab.find_element(&format!("#sq-{square}"))?.click()?;
+        page.click(&format!("#sq-{square}"))?;
         clicks += 1;
         wait_until(
-            tab,
+            page,
             &format!("Number(document.body.dataset.moves) > {moves}"),
             Duration::from_secs(10),
         )?;
@@ -243,11 +427,11 @@ fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
             return Err("the game took over five minutes".into());
         }
     }
-    let transcript = text(tab, "document.getElementById('moves-played').textContent")?;
+    let transcript = text(page, "document.getElementById('moves-played').textContent")?;
     let moves = transcript.trim_start_matches("Moves: ");
     let (played, end) = parse_transcript(moves, &Position::START)?;
     // Every click played one of the human's moves, and nothing else did.
-    let engine_colour = text(tab, "document.getElementById('engine-color').value")?;
+    let engine_colour = text(page, "document.getElementById('engine-color').value")?;
     let mut position = Position::START;
     let mut human_moves = 0;
     for &mv in &played {
@@ -260,13 +444,13 @@ fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
         }
         position = position.play(mv)?;
     }
-    let board = text(tab, "document.body.dataset.board")?;
+    let board = text(page, "document.body.dataset.board")?;
     if board != format_position(&end) || !end.board.is_game_over() {
         return Err(format!("the page shows {board} after {moves}").into());
     }
     let counts = (
-        text(tab, "document.getElementById('black-count').textContent")?,
-        text(tab, "document.getElementById('white-count').textContent")?,
+        text(page, "document.getElementById('black-count').textContent")?,
+        text(page, "document.getElementById('white-count').textContent")?,
     );
     let expected = (
         end.black().count_ones().to_string(),
@@ -281,7 +465,7 @@ fn play_a_whole_game(tab: &Tab) -> Result<(), Failed> {
     Ok(())
 }
 
-fn review_a_game(tab: &Tab) -> Result<(), Failed> {
+fn review_a_game(page: &Page) -> Result<(), Failed> {
     let bytes =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/WTH_2020.wtb"))?;
     let file = read_wthor_file(&bytes)?;
@@ -295,22 +479,19 @@ fn review_a_game(tab: &Tab) -> Result<(), Failed> {
         .iter()
         .map(|&m| format_move(m).to_ascii_lowercase())
         .collect();
-    tab.find_element("[data-tab=review]")?.click()?;
-    tab.evaluate(
-        &format!(
-            "document.getElementById('review-text').value = '{transcript}'; \
-             document.getElementById('review-time').value = '100'"
-        ),
-        false,
-    )?;
-    tab.find_element("#review-go")?.click()?;
+    page.click("[data-tab=review]")?;
+    page.run(&format!(
+        "document.getElementById('review-text').value = '{transcript}'; \
+         document.getElementById('review-time').value = '100'"
+    ))?;
+    page.click("#review-go")?;
     wait_until(
-        tab,
+        page,
         "document.body.dataset.review === 'done'",
         Duration::from_secs(180),
     )?;
     let rows = json(
-        tab,
+        page,
         "[...document.querySelectorAll('#review-table tbody tr')].map(r => [Number(r.dataset.ply), Number(r.dataset.loss), r.dataset.move])",
     )?;
     let rows = rows.as_array().ok_or("no rows")?;
@@ -330,7 +511,7 @@ fn review_a_game(tab: &Tab) -> Result<(), Failed> {
         }
     }
     let points = json(
-        tab,
+        page,
         "[...document.querySelectorAll('#chart circle.point')].map(c => [Number(c.dataset.ply), Number(c.dataset.score)])",
     )?;
     let points = points.as_array().ok_or("no chart")?;
@@ -348,22 +529,20 @@ fn review_a_game(tab: &Tab) -> Result<(), Failed> {
     }
     // A row shows the position before its move on the board.
     let ply = 40;
-    tab.find_element(&format!("#review-table tr[data-ply='{ply}']"))?
-        .click()?;
+    page.click(&format!("#review-table tr[data-ply='{ply}']"))?;
     wait_until(
-        tab,
+        page,
         &format!("document.body.dataset.moves === '{}'", ply - 1),
         Duration::from_secs(10),
     )?;
     let (_, before) = parse_transcript(&transcript[..2 * (ply - 1)], &Position::START)?;
-    let board = text(tab, "document.body.dataset.board")?;
+    let board = text(page, "document.body.dataset.board")?;
     if board != format_position(&before) {
         return Err(format!("row {ply} shows {board}").into());
     }
-    tab.find_element("[data-tab=review]")?.click()?;
+    page.click("[data-tab=review]")?;
     if let Some(path) = std::env::var_os("OXELLO_SCREENSHOT") {
-        let png = tab.capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)?;
-        std::fs::write(path, png)?;
+        std::fs::write(path, page.screenshot()?)?;
     }
     Ok(())
 }

@@ -13,7 +13,7 @@
 //! (player, opponent), so that the book is searched in place.
 
 use super::edax::{is_edax_book, EdaxBook, EdaxDate, EdaxRelease};
-use super::{is_book_position, Book, BookEntry, NO_MOVE};
+use super::{is_book_position, Book, BookEntry, NO_EXIT};
 use crate::board::Board;
 use std::path::Path;
 
@@ -189,7 +189,7 @@ fn parse_record(record: &[u8]) -> Result<BookEntry, &'static str> {
         return Err("a score is out of range");
     }
     let exit_is_legal =
-        exit_move == NO_MOVE || exit_move < 64 && board.moves() & (1u64 << exit_move) != 0;
+        exit_move == NO_EXIT || exit_move < 64 && board.moves() & (1u64 << exit_move) != 0;
     if !exit_is_legal {
         return Err("the exit move is not legal");
     }
@@ -214,7 +214,7 @@ mod tests {
             BookEntry {
                 board: Board::START,
                 value: 0,
-                exit_move: NO_MOVE,
+                exit_move: NO_EXIT,
                 exit_score: 0,
                 depth: 12,
                 exact: false,

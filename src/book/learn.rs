@@ -2,7 +2,7 @@
 //! the learning of a played game (NBoard `learn`), whose positions up to a ply limit join the
 //! book with their exits searched.
 
-use super::{is_book_position, Book, BookEntry, NO_MOVE};
+use super::{is_book_position, Book, BookEntry, NO_EXIT};
 use crate::board::{Board, Color, Position};
 use crate::search::{level_depth, Limits, Proof, SearchOptions, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,7 +46,7 @@ pub fn search_exit(
         return BookEntry {
             board: *board,
             value: 0,
-            exit_move: NO_MOVE,
+            exit_move: NO_EXIT,
             exit_score: 0,
             depth,
             exact: false,
@@ -67,7 +67,7 @@ pub fn search_exit(
     BookEntry {
         board: *board,
         value: score,
-        exit_move: result.best_move.unwrap_or(NO_MOVE),
+        exit_move: result.best_move.unwrap_or(NO_EXIT),
         exit_score: score,
         depth,
         exact: result.proof == Proof::Exact,
@@ -134,7 +134,7 @@ pub fn learn_game(
     for board in known {
         let entry = *book.get(board).expect("a known position stays in the book");
         let staying = book.moves_in_book(&entry.board);
-        if entry.exit_move != NO_MOVE && staying & 1 << entry.exit_move != 0 {
+        if entry.exit_move != NO_EXIT && staying & 1 << entry.exit_move != 0 {
             let games = entry.games;
             let entry = search_exit(engine, board, staying, games, depth, &limits(board), stop);
             if stopped() {

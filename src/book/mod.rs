@@ -17,7 +17,7 @@ use crate::board::{Board, Color, Position, Squares, Symmetry};
 use std::sync::{Arc, OnceLock};
 
 /// The exit move of a position whose legal moves all stay in the book.
-pub const NO_MOVE: u8 = 255;
+pub const NO_EXIT: u8 = 255;
 
 /// Losses beyond this many discs weigh as this many in [`Book::choose`]'s odds (a 2^-32
 /// chance is as good as none, and the shift stays in range).
@@ -30,7 +30,7 @@ pub struct BookEntry {
     pub board: Board,
     /// The negamaxed value for the side to move, in discs.
     pub value: i8,
-    /// The best move leaving the book (a square of the canonical board), or [`NO_MOVE`].
+    /// The best move leaving the book (a square of the canonical board), or [`NO_EXIT`].
     pub exit_move: u8,
     /// The searched score of the exit move for the side to move.
     pub exit_score: i8,
@@ -46,8 +46,8 @@ impl BookEntry {
     /// The entry turned to its board's canonical orientation, exit move included.
     fn in_canonical_orientation(self) -> BookEntry {
         let (board, symmetry) = self.board.canonical();
-        let exit_move = if self.exit_move == NO_MOVE {
-            NO_MOVE
+        let exit_move = if self.exit_move == NO_EXIT {
+            NO_EXIT
         } else {
             symmetry.apply_square(self.exit_move as usize) as u8
         };
@@ -230,7 +230,7 @@ impl Book {
                 })
             })
             .collect();
-        if entry.exit_move != NO_MOVE {
+        if entry.exit_move != NO_EXIT {
             let square = to_board.apply_square(entry.exit_move as usize) as u8;
             if moves.iter().all(|m| m.square != square) {
                 moves.push(BookMove {
@@ -368,7 +368,7 @@ mod tests {
 
         let after_f5_f6 = f5.play(square("f6") as usize).unwrap();
         let book = Book::new([
-            entry(start, NO_MOVE, 0),
+            entry(start, NO_EXIT, 0),
             entry(f5, square("f4"), -5),
             entry(after_f5_f6, square("e6"), 4),
         ]);
@@ -407,7 +407,7 @@ mod tests {
         // White's f6 is worth -1 to White, f4 -3 (the exit, e6 from f5 f6, scores +1 for
         // Black; from f5 f4, e3 scores +3); f5's exit d6 -2. Black's value at the start: +1.
         let book = Book::new([
-            entry(Position::START.board, NO_MOVE, 0),
+            entry(Position::START.board, NO_EXIT, 0),
             entry(f5.board, square("d6"), -2),
             entry(f5_f6.board, square("e6"), 1),
             entry(f5_f4.board, square("e3"), 3),
@@ -445,7 +445,7 @@ mod tests {
         // A position with no exit keeps the value it is given: +4 for Black.
         let dead_end = BookEntry {
             value: 4,
-            ..entry(other_position.board, NO_MOVE, 0)
+            ..entry(other_position.board, NO_EXIT, 0)
         };
         let book = Book::new(
             book.entries()

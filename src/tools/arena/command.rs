@@ -70,7 +70,8 @@ pub struct MatchArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// GGF file that every finished game is appended to.
+    /// GGF file that every finished game is appended to, gzip-compressed if its name ends in
+    /// `.gz`; a match given a file that holds some of its games plays only the others.
     #[arg(long)]
     games_file: Option<std::path::PathBuf>,
     /// Play only this shard of the openings: i/n plays those of rank i, i + n, ... (give each

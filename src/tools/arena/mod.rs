@@ -3,8 +3,9 @@
 //! Each opening is played twice with colours swapped. `--concurrency` workers each keep their
 //! own pair of engine processes alive from game to game (GTP: `clear_board`; NBoard: the whole
 //! game is sent with `set game` before every move), and restart an engine after it crashed,
-//! hung or misbehaved. Every finished game is appended at once to the GGF file, and a match
-//! given a file that already holds some of its games plays only the others (`resume`).
+//! hung or misbehaved. Every finished game is appended at once to the GGF file (`records`:
+//! plain, or gzip-compressed when named `.gz`), and a match given a file that already holds
+//! some of its games plays only the others (`resume`).
 //! `--shard i/n` plays the openings of rank i, i + n, ...; the shards' files joined together
 //! report the whole match.
 
@@ -13,6 +14,7 @@ mod game;
 mod openings;
 mod player;
 mod process;
+pub mod records;
 mod resume;
 pub mod stats;
 
@@ -23,7 +25,6 @@ pub use stats::{Outcomes, Sprt, SprtVerdict};
 
 use crate::board::{Color, Move};
 use game::{play_game, Seats};
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -43,7 +44,8 @@ pub struct MatchConfig {
     /// Time an engine may go over its limit before it loses on time.
     pub margin: Duration,
     pub concurrency: usize,
-    /// Where finished games are appended, one GGF game a line.
+    /// Where finished games are appended, one GGF game a line (gzip-compressed if the name
+    /// ends in `.gz`).
     pub games_file: Option<PathBuf>,
     pub sprt: Option<Sprt>,
     /// This run's share of the openings: rank i, i + n, ... of `(i, n)`.
@@ -138,7 +140,7 @@ pub fn run_match(
         ..MatchReport::default()
     };
     let records = match &config.games_file {
-        Some(path) => resume::read_records(path)?,
+        Some(path) => records::read_records(path)?,
         None => Vec::new(),
     };
     let names = [
@@ -171,7 +173,7 @@ pub fn run_match(
         take(&mut report, *job, outcome);
     }
     let mut games_file = match &config.games_file {
-        Some(path) => Some(resume::open_for_appending(path)?),
+        Some(path) => Some(records::GamesFile::open(path)?),
         None => None,
     };
     let (job_sender, job_receiver) = crossbeam_channel::unbounded();
@@ -220,14 +222,15 @@ pub fn run_match(
         drop(result_sender);
         for (job, outcome) in result_receiver.iter() {
             if let Some(file) = games_file.as_mut() {
-                writeln!(file, "{}", outcome.record)
-                    .and_then(|_| file.flush())
-                    .map_err(|e| anyhow::anyhow!("cannot write the games file: {e}"))?;
+                file.append(&outcome.record)?;
             }
             take(&mut report, job, &outcome);
         }
         Ok(())
     })?;
+    if let Some(file) = games_file {
+        file.finish()?;
+    }
     Ok(report)
 }
 

@@ -7,51 +7,6 @@ use super::player::Failure;
 use super::Job;
 use crate::board::{Color, Move, Position};
 use crate::notation::GgfGame;
-use std::io::Write;
-use std::path::Path;
-
-/// The games of a games file, in order; lines that are not games of a match are skipped
-/// with a warning (a line cut short when a match was killed, say).
-pub fn read_records(path: &Path) -> anyhow::Result<Vec<GgfGame>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
-    };
-    let mut games = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match GgfGame::parse(line) {
-            Ok(game) if game.tag("RE").is_some() => games.push(game),
-            Ok(_) => log::warn!(
-                "{} line {}: a game without a result",
-                path.display(),
-                number + 1
-            ),
-            Err(e) => log::warn!("{} line {}: {e}", path.display(), number + 1),
-        }
-    }
-    Ok(games)
-}
-
-/// Opens a games file to append games to, ending a line that a killed run left unfinished so
-/// that the next game starts a line of its own.
-pub fn open_for_appending(path: &Path) -> anyhow::Result<std::fs::File> {
-    let cut_short =
-        std::fs::read(path).is_ok_and(|bytes| bytes.last().is_some_and(|b| *b != b'\n'));
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
-    if cut_short {
-        file.write_all(b"\n")
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(file)
-}
 
 /// How a recorded game ended, from its result tag (`RE[+12.000]`, `RE[-64.000:t]`) and its
 /// forfeit tag.

@@ -1,0 +1,103 @@
+//! The data files: every FFO position parses with exactly its legal moves listed, every XOT
+//! opening is legal, and every WTHOR game of the fixtures replays legally to its recorded score.
+
+use oxello::board::{Move, Squares};
+use oxello::notation::{parse_obf_file, read_wthor_file};
+use oxello::tools::arena::parse_openings;
+
+#[test]
+fn ffo_lines_list_exactly_the_legal_moves() {
+    let mut positions = 0;
+    for name in ["fforum-1-19.obf", "fforum-20-39.obf", "fforum-40-59.obf"] {
+        let text = std::fs::read_to_string(crate::common::data_file(name)).unwrap();
+        let entries = parse_obf_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!entries.is_empty(), "{name} has no positions");
+        for entry in entries {
+            let mut listed: Vec<Move> = entry.move_scores.iter().map(|(m, _)| *m).collect();
+            listed.sort_by_key(|m| match m {
+                Move::Play(sq) => *sq,
+                Move::Pass => 64,
+            });
+            let legal: Vec<Move> = Squares(entry.position.board.moves())
+                .map(|sq| Move::Play(sq as u8))
+                .collect();
+            assert_eq!(listed, legal, "{name}: {}", entry);
+            positions += 1;
+        }
+    }
+    assert_eq!(positions, 59);
+}
+
+/// Black's count when the empties are shared, the odd one going to the winner: the rule a few
+/// games of Logistello's book were scored by.
+fn black_discs_with_split_empties(black: u32, white: u32) -> u32 {
+    let empties = 64 - black - white;
+    black + empties / 2 + u32::from(black > white) * (empties % 2)
+}
+
+#[test]
+fn every_xot_opening_is_eight_legal_moves() {
+    for (name, count) in [
+        ("xot-openings-small.txt", 3_623),
+        ("xot-openings-large.txt", 10_784),
+    ] {
+        let text = std::fs::read_to_string(crate::common::data_file(name)).unwrap();
+        let openings = parse_openings(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(openings.len(), count, "{name}");
+        assert!(openings.iter().all(|o| o.len() == 8), "{name}");
+    }
+}
+
+#[test]
+fn every_wthor_game_of_the_fixtures_replays_to_its_recorded_score() {
+    let (mut games, mut finished, mut split_empties) = (0usize, 0usize, 0usize);
+    for name in ["WTH_2020.wtb", "logistello-book-excerpt.wtb"] {
+        let bytes = std::fs::read(crate::common::fixture(name)).unwrap();
+        let file = read_wthor_file(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let is_logistello_book = name.starts_with("logistello");
+        for (i, game) in file.games.iter().enumerate() {
+            let (_, end) = game
+                .replay()
+                .unwrap_or_else(|e| panic!("{name} game {}: {e}", i + 1));
+            games += 1;
+            // A game stopped by resignation, time or agreement has no score on the board.
+            if !end.board.is_game_over() {
+                continue;
+            }
+            finished += 1;
+            let recorded = u32::from(game.black_discs);
+            if recorded == end.black_final_discs() {
+                continue;
+            }
+            let (black, white) = (end.black().count_ones(), end.white().count_ones());
+            assert!(
+                is_logistello_book && recorded == black_discs_with_split_empties(black, white),
+                "{name} game {}: recorded {recorded} black discs, the final position gives {}",
+                i + 1,
+                end.black_final_discs()
+            );
+            split_empties += 1;
+        }
+    }
+    // WTH_2020 holds 896 games; the excerpt, 300 games of Logistello's book and 18 more that
+    // end with empty squares, 16 of them scored with the empties shared.
+    assert_eq!(games, 896 + 318);
+    assert_eq!(split_empties, 16, "the excerpt's shared-empties games");
+    assert!(
+        finished > games * 9 / 10,
+        "only {finished} of {games} games finished"
+    );
+}
+
+#[test]
+fn the_wide_bench_set_holds_96_legal_midgame_positions() {
+    let positions = oxello::tools::bench::read_positions(&crate::common::data_file("bench-96.txt"))
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(positions.len(), 96);
+    for position in positions {
+        let discs = 64 - position.board.empties().count_ones();
+        // 20 to 36 plies in, passes aside: 24 to 40 discs, and a move or a pass to make.
+        assert!((24..=40).contains(&discs), "{discs} discs");
+        assert!(!position.board.is_game_over());
+    }
+}

@@ -1,0 +1,263 @@
+//! The exact solver against outside truth: the FFO suites' scores, plain reference solvers on
+//! random endgames, win/loss/draw against the exact score, parallel against serial, and the
+//! exact labels of training positions.
+
+use crate::common::{data_file, fixture, pseudo_random_bytes};
+use oxello::board::{Board, Color, Position, Squares};
+use oxello::engine::{Engine, EngineOptions};
+use oxello::eval::Evaluation;
+use oxello::notation::parse_obf_file;
+use oxello::search::{Limits, Proof, SearchOptions};
+use oxello::tools::dataset::{all_examples, load_games, ExactSolver, Example};
+
+/// Plain negamax to the end of the game: no pruning, no table, no ordering.
+fn negamax(board: &Board) -> i32 {
+    let moves = board.moves();
+    if moves == 0 {
+        let passed = board.pass();
+        if passed.moves() == 0 {
+            return board.final_score();
+        }
+        return -negamax(&passed);
+    }
+    Squares(moves)
+        .map(|sq| -negamax(&board.play(sq).unwrap()))
+        .max()
+        .unwrap()
+}
+
+/// Plain fail-hard alpha-beta to the end of the game, moves in square order, no table.
+fn alpha_beta(board: &Board, mut alpha: i32, beta: i32) -> i32 {
+    let moves = board.moves();
+    if moves == 0 {
+        let passed = board.pass();
+        if passed.moves() == 0 {
+            return board.final_score().clamp(alpha, beta);
+        }
+        return -alpha_beta(&passed, -beta, -alpha);
+    }
+    for sq in Squares(moves) {
+        let score = -alpha_beta(&board.play(sq).unwrap(), -beta, -alpha);
+        if score >= beta {
+            return beta;
+        }
+        alpha = alpha.max(score);
+    }
+    alpha
+}
+
+/// A position with exactly `empties` empty squares from a random game, if the game lasts.
+fn random_endgame(seed: u64, empties: u32) -> Option<Board> {
+    let choices = pseudo_random_bytes(seed, 64);
+    let mut board = Board::START;
+    for choice in choices {
+        if board.empty_count() == empties {
+            return (board.moves() != 0).then_some(board);
+        }
+        let mut moves = board.moves();
+        if moves == 0 {
+            board = board.pass();
+            moves = board.moves();
+            if moves == 0 {
+                return None;
+            }
+        }
+        let sq = Squares(moves).nth(usize::from(choice) % moves.count_ones() as usize)?;
+        board = board.play(sq)?;
+    }
+    None
+}
+
+fn solve(engine: &mut Engine, board: &Board, win_loss_draw: bool) -> (i32, Proof) {
+    engine.new_game(Position {
+        board: *board,
+        side_to_move: Color::Black,
+    });
+    let options = SearchOptions {
+        win_loss_draw,
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    let result = engine.search(&Limits::default(), options, &mut |_| {});
+    (result.score, result.proof)
+}
+
+fn check_suite(name: &str, threads: usize) {
+    let text = std::fs::read_to_string(data_file(name)).unwrap();
+    let entries = parse_obf_file(&text).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        threads,
+        hash_mib: 64,
+    })
+    .unwrap();
+    for (i, entry) in entries.iter().enumerate() {
+        let (score, proof) = solve(&mut engine, &entry.position.board, false);
+        assert_eq!(proof, Proof::Exact);
+        assert_eq!(
+            Some(score),
+            entry.best_score(),
+            "{name} position {}: {entry}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn ffo_1_to_19_are_solved_exactly() {
+    check_suite("fforum-1-19.obf", 1);
+}
+
+#[test]
+fn ffo_20_to_39_are_solved_exactly() {
+    check_suite("fforum-20-39.obf", 2);
+}
+
+#[test]
+fn solver_equals_plain_negamax_at_ten_empties() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let boards: Vec<Board> = (0..40)
+        .filter_map(|seed| random_endgame(seed, 10))
+        .take(12)
+        .collect();
+    assert!(
+        boards.len() >= 10,
+        "too few random endgames: {}",
+        boards.len()
+    );
+    for board in boards {
+        assert_eq!(
+            solve(&mut engine, &board, false).0,
+            negamax(&board),
+            "{board:?}"
+        );
+    }
+}
+
+#[test]
+fn solver_equals_plain_alpha_beta_from_eleven_to_sixteen_empties() {
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let mut compared = 0;
+    for empties in 11..=16 {
+        for seed in 0..40 {
+            let Some(board) = random_endgame(1000 * u64::from(empties) + seed, empties) else {
+                continue;
+            };
+            let expected = alpha_beta(&board, -64, 64);
+            let (score, proof) = solve(&mut engine, &board, false);
+            assert_eq!(proof, Proof::Exact);
+            assert_eq!(score, expected, "{board:?}");
+            let (wld, proof) = solve(&mut engine, &board, true);
+            assert_eq!(proof, Proof::WinLossDraw);
+            assert_eq!(
+                wld.signum(),
+                expected.signum(),
+                "win/loss/draw of {board:?}"
+            );
+            compared += 1;
+            if compared % 6 == 0 {
+                break;
+            }
+        }
+    }
+    assert!(compared >= 30, "only {compared} positions compared");
+}
+
+#[test]
+fn parallel_solver_equals_serial() {
+    let text = std::fs::read_to_string(data_file("fforum-20-39.obf")).unwrap();
+    let entries = parse_obf_file(&text).unwrap();
+    let mut boards: Vec<Board> = entries.iter().take(12).map(|e| e.position.board).collect();
+    boards.extend(
+        (0..60)
+            .filter_map(|seed| random_endgame(7 * seed + 3, 18))
+            .take(6),
+    );
+    let mut serial = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 32,
+    })
+    .unwrap();
+    let mut parallel = Engine::new(EngineOptions {
+        threads: 4,
+        hash_mib: 32,
+    })
+    .unwrap();
+    for board in boards {
+        assert_eq!(
+            solve(&mut serial, &board, false),
+            solve(&mut parallel, &board, false),
+            "{board:?}"
+        );
+    }
+}
+
+#[test]
+fn the_labelling_solver_proves_the_floor_or_beats_it() {
+    let solver = ExactSolver::new(&Evaluation::default()).unwrap();
+    let mut both_paths = [false, false];
+    for seed in 0..12u64 {
+        let Some(board) = random_endgame(300 + seed, 13) else {
+            continue;
+        };
+        let truth = alpha_beta(&board, -64, 64);
+        assert_eq!(solver.score(&board, None), truth, "no floor: {board:?}");
+        assert_eq!(
+            solver.score(&board, Some(truth)),
+            truth,
+            "floor at the score"
+        );
+        if truth > -64 {
+            let floor = (truth - 6).max(-64);
+            assert_eq!(solver.score(&board, Some(floor)), truth, "floor below");
+            both_paths[1] = true;
+        }
+        both_paths[0] = true;
+    }
+    assert_eq!(both_paths, [true, true], "too few random endgames lasted");
+}
+
+#[test]
+fn exact_labels_along_real_games_are_the_positions_scores() {
+    let games = load_games(&fixture("WTH_2020.wtb")).unwrap();
+    let games = &games[..30];
+    let exact_empties = 12;
+    let labelled = all_examples(games, exact_empties, &Evaluation::default(), &|| {}).unwrap();
+    let mut exact = 0;
+    let mut played_move_not_best = 0;
+    for (game, examples) in games.iter().zip(&labelled) {
+        let mut previous: Option<&Example> = None;
+        for example in examples {
+            let empties = example.board.empty_count();
+            if empties > exact_empties {
+                let label = example.label as i32;
+                assert_eq!(label.abs(), game.black_score.abs(), "the game's score");
+                continue;
+            }
+            let truth = alpha_beta(&example.board, -64, 64);
+            assert_eq!(example.label, truth as f32, "{:?}", example.board);
+            exact += 1;
+            let follows = |before: &&Example| {
+                Squares(before.board.moves()).any(|sq| before.board.play(sq) == Some(example.board))
+            };
+            if let Some(before) = previous.filter(follows) {
+                if before.label != -example.label {
+                    played_move_not_best += 1;
+                }
+            }
+            previous = Some(example);
+        }
+    }
+    assert!(exact >= 30 * 10, "only {exact} positions labelled exactly");
+    assert!(
+        played_move_not_best > 0,
+        "no game had a mistake to correct: the floor path alone was tested"
+    );
+}

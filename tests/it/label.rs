@@ -1,0 +1,271 @@
+//! `oxello label` end to end: exact scores where it solves, every position once, the same file
+//! whatever the threads, interruptions and resumptions, shards that cover the run, and bad
+//! input refused with a reason.
+
+use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir};
+use crate::common::fixture;
+use oxello::board::{Board, Position};
+use oxello::engine::{Engine, EngineOptions};
+use oxello::search::{Limits, Proof, SearchOptions};
+use oxello::tools::dataset::{load_games, positions_of};
+use oxello::tools::label::format::{LabelsFile, HEADER_BYTES, RECORD_BYTES};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+const GAMES: &str = "selfplay.txt";
+const EXACT_EMPTIES: u32 = 10;
+
+/// Labels the fixture games into `dir/name` at depth 2, exact from 10 empties, with `extra`
+/// options, and returns the file.
+fn label(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    assert_prints(&run_label(dir, &out, extra), "positions labelled");
+    out
+}
+
+/// Runs `oxello label` on the fixture games into `out` at depth 2, exact from 10 empties, on
+/// one thread unless `extra` says otherwise.
+fn run_label(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let games = fixture(GAMES);
+    let exact = EXACT_EMPTIES.to_string();
+    let mut args = vec![
+        "label",
+        games.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--depth",
+        "2",
+        "--exact-empties",
+        &exact,
+    ];
+    if !extra.contains(&"--threads") {
+        args.extend_from_slice(&["--threads", "1"]);
+    }
+    args.extend_from_slice(extra);
+    oxello_in(dir, &args)
+}
+
+fn read(path: &Path) -> LabelsFile {
+    LabelsFile::read_complete(path).unwrap()
+}
+
+/// Every position of the fixture's games where the side to move has a move, in its least
+/// symmetric form: worked out here from the transcripts alone.
+fn positions_of_the_games() -> HashSet<Board> {
+    load_games(&fixture(GAMES))
+        .unwrap()
+        .iter()
+        .flat_map(|game| positions_of(game).0)
+        .filter(|p| p.board.moves() != 0)
+        .map(|p| p.board.canonical().0)
+        .collect()
+}
+
+fn exact_score(engine: &mut Engine, board: &Board) -> i32 {
+    let position = Position {
+        board: *board,
+        side_to_move: oxello::board::Color::Black,
+    };
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        ..SearchOptions::default()
+    };
+    let result = engine.search_at(&position, &Limits::default(), options, &mut |_| {});
+    assert_eq!(result.proof, Proof::Exact);
+    result.score
+}
+
+#[test]
+fn every_position_is_labelled_once_and_exactly_near_the_end() {
+    let dir = scratch_dir("label-whole");
+    let file = read(&label(&dir, "all.labels", &[]));
+    assert_eq!(file.header.depth, 2);
+    assert_eq!(u32::from(file.header.exact_empties), EXACT_EMPTIES);
+    let labelled: Vec<Board> = file.labels.iter().map(|l| l.board.canonical().0).collect();
+    let distinct: HashSet<Board> = labelled.iter().copied().collect();
+    assert_eq!(distinct.len(), labelled.len(), "a position labelled twice");
+    assert_eq!(distinct, positions_of_the_games());
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let mut exact = 0;
+    for l in &file.labels {
+        let empties = l.board.empty_count();
+        if empties <= EXACT_EMPTIES {
+            assert_eq!(l.depth, 0, "{l:?}");
+            assert_eq!(
+                i32::from(l.score),
+                exact_score(&mut engine, &l.board),
+                "{l:?}"
+            );
+            exact += 1;
+        } else if empties > 2 + 4 {
+            assert_eq!(l.depth, 2, "{l:?}");
+        }
+    }
+    assert!(exact > 100, "only {exact} exact labels");
+    let games: Vec<u32> = file.labels.iter().map(|l| l.game).collect();
+    assert!(
+        games.windows(2).all(|w| w[0] <= w[1]),
+        "records out of game order"
+    );
+    assert_eq!(games.iter().collect::<HashSet<_>>().len(), 12);
+}
+
+#[test]
+fn threads_interruptions_and_resumptions_give_the_same_file() {
+    let dir = scratch_dir("label-resume");
+    let whole = std::fs::read(label(&dir, "whole.labels", &[])).unwrap();
+    let two_threads = std::fs::read(label(&dir, "two.labels", &["--threads", "2"])).unwrap();
+    assert_eq!(two_threads, whole);
+
+    let resumed = label(&dir, "resumed.labels", &["--games", "5"]);
+    let first_part = std::fs::read(&resumed).unwrap();
+    assert!(first_part.len() < whole.len());
+    assert_eq!(first_part[..], whole[..first_part.len()]);
+    // Cut the file inside a record of the last game, as an interrupted write would.
+    let cut = first_part.len() - RECORD_BYTES - 7;
+    std::fs::write(&resumed, &first_part[..cut]).unwrap();
+    label(&dir, "resumed.labels", &[]);
+    assert_eq!(std::fs::read(&resumed).unwrap(), whole);
+}
+
+/// The bytes of a labels file as format version 1 wrote them: no evaluation fingerprint.
+fn as_version_1(bytes: &[u8]) -> Vec<u8> {
+    let mut old = bytes[..8].to_vec();
+    old.extend_from_slice(&1u16.to_le_bytes());
+    old.extend_from_slice(&bytes[10..20]);
+    old.extend_from_slice(&bytes[HEADER_BYTES..]);
+    old
+}
+
+#[test]
+fn a_version_1_file_resumes_in_its_own_format() {
+    let dir = scratch_dir("label-version-1");
+    let whole = std::fs::read(label(&dir, "whole.labels", &[])).unwrap();
+    let resumed = label(&dir, "resumed.labels", &["--games", "5"]);
+    let first_part = std::fs::read(&resumed).unwrap();
+    std::fs::write(&resumed, as_version_1(&first_part)).unwrap();
+    let file = read(&resumed);
+    assert_eq!(file.header.evaluation, None);
+    label(&dir, "resumed.labels", &[]);
+    assert_eq!(std::fs::read(&resumed).unwrap(), as_version_1(&whole));
+}
+
+#[test]
+fn shards_cover_the_run_between_them() {
+    let dir = scratch_dir("label-shards");
+    let whole = read(&label(&dir, "whole.labels", &[]));
+    let mut covered = HashSet::new();
+    for shard in 0..3u32 {
+        let name = format!("shard{shard}.labels");
+        let part = read(&label(&dir, &name, &["--shard", &format!("{shard}/3")]));
+        assert!(!part.labels.is_empty());
+        assert!(part.labels.iter().all(|l| l.game % 3 == shard));
+        covered.extend(part.labels.iter().map(|l| l.board.canonical().0));
+    }
+    let all: HashSet<Board> = whole.labels.iter().map(|l| l.board.canonical().0).collect();
+    assert_eq!(covered, all);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason() {
+    let dir = scratch_dir("label-bad");
+    let out = label(&dir, "depth2.labels", &["--games", "2"]);
+    let reseeded = run_label(&dir, &out, &["--seed", "2"]);
+    assert_fails_with(&reseeded, "resume it with the same settings");
+    let other_shard = run_label(&dir, &out, &["--shard", "1/2"]);
+    assert_fails_with(&other_shard, "not in shard 1/2");
+    let other_eval = run_label(&dir, &out, &["--eval", "simple"]);
+    assert_fails_with(&other_eval, "another evaluation");
+
+    let good = std::fs::read(&out).unwrap();
+    let mut foreign = good.clone();
+    foreign[..8].copy_from_slice(b"NOTLABEL");
+    let foreign_path = dir.join("foreign.labels");
+    std::fs::write(&foreign_path, &foreign).unwrap();
+    assert_fails_with(&run_label(&dir, &foreign_path, &[]), "bad magic");
+
+    let truncated_path = dir.join("truncated.labels");
+    std::fs::write(&truncated_path, &good[..HEADER_BYTES + 5]).unwrap();
+    let error = LabelsFile::read_complete(&truncated_path).unwrap_err();
+    assert!(
+        error.to_string().contains("truncated after record 0"),
+        "{error}"
+    );
+
+    let broken_games = dir.join("broken.txt");
+    std::fs::write(&broken_games, "f5d6c3d3c4 +2\nf5f5 -4\n").unwrap();
+    let broken = oxello_in(
+        &dir,
+        &[
+            "label",
+            broken_games.to_str().unwrap(),
+            "--out",
+            dir.join("x.labels").to_str().unwrap(),
+        ],
+    );
+    assert_fails_with(&broken, "line 2");
+}
+
+/// The error over 24-59 empties that `eval-error` prints for `eval` on the labels `file`.
+fn midgame_error(dir: &Path, file: &Path, eval: &str) -> f64 {
+    let out = oxello_in(
+        dir,
+        &[
+            "--eval",
+            eval,
+            "eval-error",
+            "--labels",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_prints(&out, "(12 games)");
+    let stdout = crate::common::cli::text(&out.stdout);
+    stdout
+        .split("24-59 empties: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no error in: {stdout}"))
+}
+
+#[test]
+fn train_fits_labels_and_eval_error_measures_them() {
+    let dir = scratch_dir("label-train");
+    let labels = label(&dir, "all.labels", &[]);
+    let weights = dir.join("labels.weights");
+    let out = oxello_in(
+        &dir,
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--epochs",
+            "8",
+            "--output",
+            weights.to_str().unwrap(),
+        ],
+    );
+    assert_prints(&out, "weights written to");
+    assert!(crate::common::cli::text(&out.stderr).contains("of 12 games from 1 labels files"));
+    let trained = midgame_error(&dir, &labels, weights.to_str().unwrap());
+    let built_in = midgame_error(&dir, &labels, "builtin");
+    assert!(
+        trained < built_in,
+        "fitted to these labels {trained}, built-in {built_in}"
+    );
+    let held_out = oxello_in(
+        &dir,
+        &[
+            "eval-error",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--held-out",
+        ],
+    );
+    assert!(held_out.status.success());
+    assert!(!crate::common::cli::text(&held_out.stdout).contains("(12 games)"));
+}

@@ -1,0 +1,331 @@
+//! The tools run from a fresh clone: `match` finds its built-in openings from any directory,
+//! `solve` reads the repository's FFO files, and `train` and `eval-error` read game files and
+//! data directories, refusing missing or unusable ones with a clear message.
+
+use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
+
+use oxello::eval::Evaluation;
+use std::path::PathBuf;
+
+#[test]
+fn match_finds_its_openings_from_any_directory() {
+    let dir = scratch_dir("match");
+    let engine = format!("{} --depth 1 --threads 1", env!("CARGO_BIN_EXE_oxello"));
+    let out = oxello_in(
+        &dir,
+        &[
+            "match",
+            "--engine1",
+            &engine,
+            "--engine2",
+            &engine,
+            "--openings",
+            "2",
+        ],
+    );
+    assert_prints(&out, "4 of 4 games played");
+    let missing = oxello_in(
+        &dir,
+        &[
+            "match",
+            "--engine1",
+            &engine,
+            "--engine2",
+            &engine,
+            "--openings-file",
+            "no-such-openings.txt",
+        ],
+    );
+    assert_fails_with(&missing, "cannot read openings no-such-openings.txt");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solve_reads_the_repository_suites() {
+    let suite = crate::common::data_file("fforum-1-19.obf");
+    let out = oxello_in(
+        &scratch_dir("solve"),
+        &[
+            "solve",
+            suite.to_str().unwrap(),
+            "--threads",
+            "1",
+            "--hash",
+            "16",
+        ],
+    );
+    assert_prints(&out, "total: 19/19 right");
+}
+
+#[test]
+fn train_reads_a_data_directory_and_game_files() {
+    let dir = scratch_dir("train");
+    let weights = dir.join("fixtures.weights");
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let selfplay = crate::common::fixture("selfplay.txt");
+    let out = oxello_in(
+        &dir,
+        &[
+            "train",
+            "--data",
+            fixtures.to_str().unwrap(),
+            selfplay.to_str().unwrap(),
+            "--epochs",
+            "1",
+            "--output",
+            weights.to_str().unwrap(),
+        ],
+    );
+    assert_prints(&out, "weights written to");
+    // 896 + 318 WTHOR games, minus those stopped early, and the 12 selfplay games.
+    let stderr = text(&out.stderr);
+    let games: usize = stderr
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no game count in: {stderr}"));
+    assert!((1100..=896 + 318 + 12).contains(&games), "{stderr}");
+    assert!(stderr.contains("from 3 files"), "{stderr}");
+    Evaluation::from_name(weights.to_str().unwrap()).expect("the written weights load");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn train_without_games_or_with_an_empty_directory_is_refused() {
+    let dir = scratch_dir("train-refused");
+    let none = oxello_in(&dir, &["train"]);
+    assert_fails_with(&none, "--data");
+    let empty = oxello_in(&dir, &["train", "--data", "."]);
+    assert_fails_with(&empty, "holds no .wtb files");
+    let truncated = dir.join("truncated.wtb");
+    let bytes = std::fs::read(crate::common::fixture("WTH_2020.wtb")).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 30]).unwrap();
+    let out = oxello_in(&dir, &["train", "truncated.wtb"]);
+    assert_fails_with(&out, "truncated.wtb");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn eval_error_reads_selfplay_transcripts() {
+    let selfplay = crate::common::fixture("selfplay.txt");
+    let out = oxello_in(
+        &scratch_dir("eval-error"),
+        &["eval-error", selfplay.to_str().unwrap()],
+    );
+    assert_prints(&out, "(12 games)");
+}
+
+#[test]
+fn selfplay_resumes_its_file_and_refuses_another_runs() {
+    let dir = scratch_dir("selfplay-resume");
+    let selfplay = |file: &str, games: &str, seed: &str| {
+        oxello_in(
+            &dir,
+            &[
+                "selfplay",
+                "--games",
+                games,
+                "--depth",
+                "1",
+                "--random-plies",
+                "8",
+                "--exact-empties",
+                "6",
+                "--seed",
+                seed,
+                "--output",
+                file,
+            ],
+        )
+    };
+    let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    assert!(selfplay("whole.txt", "80", "3").status.success());
+    let whole = read("whole.txt");
+    assert_eq!(whole.lines().count(), 80);
+
+    // An interrupted run: complete lines and half of the next one.
+    let cut = whole.match_indices('\n').nth(9).unwrap().0 + 20;
+    std::fs::write(dir.join("resumed.txt"), &whole[..cut]).unwrap();
+    let resumed = selfplay("resumed.txt", "80", "3");
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stderr).contains("resuming after the 10 games already written"));
+    assert_eq!(read("resumed.txt"), whole);
+
+    // A larger run extends a finished file with the games a fresh run would play.
+    assert!(selfplay("resumed.txt", "100", "3").status.success());
+    assert!(selfplay("fresh.txt", "100", "3").status.success());
+    assert_eq!(read("resumed.txt"), read("fresh.txt"));
+    assert!(read("resumed.txt").starts_with(&whole));
+
+    assert_fails_with(
+        &selfplay("whole.txt", "80", "4"),
+        "whole.txt line 1: this is not game 0 of seed 4",
+    );
+    assert_fails_with(
+        &selfplay("whole.txt", "50", "3"),
+        "whole.txt line 51: the file holds more games than this shard's 50",
+    );
+    std::fs::write(dir.join("bad.txt"), "f5d6c3 +4\n").unwrap();
+    assert_fails_with(
+        &selfplay("bad.txt", "80", "3"),
+        "bad.txt line 1: 'f5d6c3 +4' is not a finished game with its score",
+    );
+    assert_eq!(read("whole.txt"), whole);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_scaling_reports_a_row_per_thread_count() {
+    let out = oxello_in(
+        &scratch_dir("bench-scaling"),
+        &[
+            "bench",
+            "--depth",
+            "5",
+            "--scaling",
+            "1,2,64",
+            "--rounds",
+            "1",
+        ],
+    );
+    let printed = text(&out.stdout);
+    let rows: Vec<Vec<&str>> = printed
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{printed}");
+    assert_eq!(
+        (rows[0][0], rows[0][4], rows[0][5]),
+        ("1", "1.00x", "1.00x"),
+        "{printed}"
+    );
+    let nodes: Vec<u64> = rows.iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!(nodes.iter().all(|n| *n > 0), "{printed}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for ((row, fields), threads) in printed.lines().skip(1).zip(&rows).zip([1, 2, 64]) {
+        assert_eq!(row.contains("oversubscribed"), threads > cores, "{printed}");
+        // The speedup of as many one-thread benches at once, for 2 threads up to the cores.
+        let ceiling = fields[6]
+            .strip_suffix('x')
+            .and_then(|r| r.parse::<f64>().ok());
+        if (2..=cores).contains(&threads) {
+            assert!(ceiling.is_some_and(|c| c > 0.0), "{printed}");
+        } else {
+            assert_eq!(fields[6], "-", "{printed}");
+        }
+    }
+}
+
+/// Column `column` of the twelve position rows `oxello bench` prints after its header.
+fn bench_column<T: std::str::FromStr>(printed: &str, column: usize) -> Vec<T> {
+    printed
+        .lines()
+        .skip(1)
+        .take(12)
+        .map(|l| match l.split_whitespace().nth(column).map(str::parse) {
+            Some(Ok(value)) => value,
+            _ => panic!("no column {column} in {l:?}:\n{printed}"),
+        })
+        .collect()
+}
+
+#[test]
+fn bench_scaling_per_position_gives_each_positions_nodes_and_ratios() {
+    let dir = scratch_dir("bench-per-position");
+    let one_thread = text(&oxello_in(&dir, &["bench", "--depth", "6", "--threads", "1"]).stdout);
+    let single: Vec<u64> = bench_column(&one_thread, 4);
+    let per_position: Vec<&str> = "bench --depth 6 --scaling 1,2 --rounds 3 --per-position"
+        .split(' ')
+        .collect();
+    let printed = text(&oxello_in(&dir, &per_position).stdout);
+    let rows: Vec<Vec<&str>> = printed
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with('#'))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 12, "{printed}");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], (i + 1).to_string(), "{printed}");
+        let nodes: u64 = row[1].parse().unwrap();
+        assert_eq!(
+            nodes, single[i],
+            "one thread's nodes are its signature: {printed}"
+        );
+        let two: u64 = row[2].parse().unwrap();
+        assert!(two > 0, "{printed}");
+        let ratio = |field: &str| -> f64 {
+            field
+                .trim_matches(|c| c == '(' || c == ')' || c == 'x')
+                .parse()
+                .unwrap()
+        };
+        let (range_low, range_high) = row[4].split_once('-').unwrap();
+        let (median, low, high) = (ratio(row[3]), ratio(range_low), ratio(range_high));
+        assert!(low <= median && median <= high, "{printed}");
+    }
+    let refused = oxello_in(&dir, &["bench", "--per-position"]);
+    assert!(!refused.status.success(), "--per-position needs --scaling");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_at_a_move_time_reports_the_depth_of_every_position_their_median_and_mean() {
+    let out = oxello_in(
+        &scratch_dir("bench-move-time"),
+        &["bench", "--move-time", "40", "--threads", "1"],
+    );
+    let printed = text(&out.stdout);
+    let depths: Vec<u32> = bench_column(&printed, 3);
+    assert!(depths.iter().all(|&d| d >= 4), "{printed}");
+    let mut sorted = depths.clone();
+    sorted.sort_unstable();
+    assert!(
+        printed.contains(&format!("median depth {} at 40 ms a move", sorted[6])),
+        "{printed}"
+    );
+    let mean = f64::from(depths.iter().sum::<u32>()) / 12.0;
+    assert!(
+        printed.contains(&format!("mean depth {mean:.2} at 40 ms a move")),
+        "{printed}"
+    );
+}
+
+#[test]
+fn bench_searches_the_games_of_a_file_as_the_built_in_positions() {
+    let dir = scratch_dir("bench-positions");
+    let first_built_in = oxello::tools::bench::BENCH_TRANSCRIPTS[0];
+    std::fs::write(
+        dir.join("games.txt"),
+        format!("# two games\n\n{first_built_in}\nf5d6c3d3c4f4\n"),
+    )
+    .unwrap();
+    let rows = |out: &std::process::Output| -> Vec<Vec<String>> {
+        text(&out.stdout)
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("effective"))
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let depth_6 = ["--depth", "6", "--threads", "1"];
+    let from_file = oxello_in(
+        &dir,
+        &[&["bench", "--positions", "games.txt"], &depth_6[..]].concat(),
+    );
+    let built_in = oxello_in(&dir, &[&["bench"], &depth_6[..]].concat());
+    let (file_rows, built_in_rows) = (rows(&from_file), rows(&built_in));
+    assert_eq!(file_rows.len(), 2, "{}", text(&from_file.stdout));
+    assert_eq!(built_in_rows.len(), 12, "{}", text(&built_in.stdout));
+    // The same position gets the same move, score and nodes (one thread is deterministic).
+    assert_eq!(file_rows[0][1..5], built_in_rows[0][1..5]);
+
+    std::fs::write(dir.join("bad.txt"), "f5d6c3d3c4f4\nf5f5\n").unwrap();
+    let bad = oxello_in(&dir, &["bench", "--positions", "bad.txt", "--depth", "2"]);
+    assert_fails_with(&bad, "bad.txt: line 2");
+    std::fs::write(dir.join("empty.txt"), "# nothing\n").unwrap();
+    let empty = oxello_in(&dir, &["bench", "--positions", "empty.txt", "--depth", "2"]);
+    assert_fails_with(&empty, "empty.txt holds no game");
+    std::fs::remove_dir_all(&dir).ok();
+}
