@@ -209,6 +209,12 @@ impl Engine {
         Arc::clone(&self.stop)
     }
 
+    /// Searches under `flag` from now on: a flag that outlives this engine, so that whoever
+    /// holds it stops the searches of the engine that replaces this one too.
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = flag;
+    }
+
     /// The evaluation the engine searches with.
     pub fn evaluation(&self) -> &Evaluation {
         &self.evaluator

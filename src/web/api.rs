@@ -117,6 +117,17 @@ struct JobId {
     job: u64,
 }
 
+/// Queues a task: its job's id, or 503 when no engine is left to run it.
+fn submit(jobs: &Jobs, task: Task) -> Result<Reply, BadRequest> {
+    match jobs.submit(task) {
+        Ok(job) => Ok(Reply::json(200, &JobId { job })),
+        Err(error) => Err(BadRequest(
+            503,
+            format!("the engine is not running: {error}"),
+        )),
+    }
+}
+
 fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, BadRequest> {
     if body.len() > MAX_BODY_BYTES {
         return Err(BadRequest(
@@ -321,12 +332,14 @@ fn think(body: &[u8], jobs: &Jobs) -> Result<Reply, BadRequest> {
             ..Limits::default()
         },
     };
-    let job = jobs.submit(Task::Think {
-        game,
-        limits,
-        book: request.book,
-    });
-    Ok(Reply::json(200, &JobId { job }))
+    submit(
+        jobs,
+        Task::Think {
+            game,
+            limits,
+            book: request.book,
+        },
+    )
 }
 
 #[derive(Deserialize)]
@@ -356,8 +369,7 @@ fn hints(body: &[u8], jobs: &Jobs) -> Result<Reply, BadRequest> {
         move_time: Some(time_limit(request.time_ms, 5000, MAX_MOVE_TIME_MS)?),
         ..Limits::default()
     };
-    let job = jobs.submit(Task::Hints { game, limits });
-    Ok(Reply::json(200, &JobId { job }))
+    submit(jobs, Task::Hints { game, limits })
 }
 
 fn review(body: &[u8], jobs: &Jobs) -> Result<Reply, BadRequest> {
@@ -367,6 +379,5 @@ fn review(body: &[u8], jobs: &Jobs) -> Result<Reply, BadRequest> {
         return Err(BadRequest::new("a review needs at least one move"));
     }
     let per_position = time_limit(request.time_ms, 500, MAX_REVIEW_TIME_MS)?;
-    let job = jobs.submit(Task::Review { game, per_position });
-    Ok(Reply::json(200, &JobId { job }))
+    submit(jobs, Task::Review { game, per_position })
 }

@@ -1,14 +1,16 @@
 //! `oxello web`: a board in the browser over the same [`Engine`] the protocols drive. A person
 //! plays against the engine, asks for every move's score, sets up positions and reviews games.
 //!
-//! The page and its assets are built into the binary (`assets/`); `tiny_http` serves them and a
-//! small JSON API (`api`), whose searches one engine thread runs one at a time (`jobs`): a new
-//! request stops the search before it. Nothing here reads or writes files.
+//! The page and its assets are built into the binary (`assets/`); a small HTTP server (`http`
+//! reads and writes, `server` accepts and routes) serves them and a JSON API (`api`), whose
+//! searches one engine thread runs one at a time (`jobs`): a new request stops the search
+//! before it. Nothing here reads or writes files.
 
 mod api;
+mod http;
 mod jobs;
 mod server;
 
 pub use api::{handle, Reply, MAX_BODY_BYTES};
-pub use jobs::Jobs;
-pub use server::{run, WebArgs};
+pub use jobs::{run_task, JobContext, JobState, Jobs, Task};
+pub use server::{run, serve, WebArgs};

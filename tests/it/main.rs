@@ -27,4 +27,5 @@ mod search;
 mod table_memory;
 mod tools_cli;
 mod web_api;
+mod web_faults;
 mod web_server;

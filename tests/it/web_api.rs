@@ -12,12 +12,13 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 fn jobs() -> Jobs {
-    let engine = Engine::new(EngineOptions {
-        threads: 1,
-        hash_mib: 16,
+    Jobs::start(|| {
+        Ok(Engine::new(EngineOptions {
+            threads: 1,
+            hash_mib: 16,
+        })?)
     })
-    .expect("an engine");
-    Jobs::start(engine).expect("the engine thread")
+    .expect("the engine thread")
 }
 
 fn post(jobs: &Jobs, path: &str, body: &Value) -> Reply {
@@ -455,5 +456,12 @@ proptest! {
         }
         let start = handle("POST", "/api/position", b"{}", jobs);
         prop_assert_eq!(start.status, 200);
+        // The engine thread still searches.
+        let think = handle("POST", "/api/think", br#"{"depth": 1}"#, jobs);
+        prop_assert_eq!(think.status, 200);
+        let id = json_of(&think)["job"].as_u64().expect("a job id");
+        let status = finished(jobs, id, Duration::from_secs(30));
+        prop_assert_eq!(&status["state"], "done");
+        prop_assert!(status["think"]["move"].is_string(), "{}", status);
     }
 }

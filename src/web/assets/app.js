@@ -51,6 +51,9 @@ async function follow(id, onUpdate) {
     if (status.id !== id) {
       return null;
     }
+    if (status.state === "failed") {
+      throw new Error(`The engine failed: ${status.error}`);
+    }
     onUpdate(status);
     if (status.state !== "running") {
       return status;

@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod engine_process;
+pub mod http;
 
 use oxello::board::{Board, Move, Position, Squares};
 use std::path::PathBuf;
