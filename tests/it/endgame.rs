@@ -138,14 +138,16 @@ fn solver_equals_plain_negamax_at_ten_empties() {
 }
 
 #[test]
-fn solver_equals_plain_alpha_beta_from_eleven_to_sixteen_empties() {
+fn solver_equals_plain_alpha_beta_from_eleven_to_fourteen_empties() {
     let mut engine = Engine::new(EngineOptions {
         threads: 1,
         hash_mib: 16,
     })
     .unwrap();
     let mut compared = 0;
-    for empties in 11..=16 {
+    // Deeper positions are checked against the FFO suites' published scores: plain alpha-beta
+    // at 15 and 16 empties took most of the test suite's time.
+    for empties in 11..=14 {
         for seed in 0..40 {
             let Some(board) = random_endgame(1000 * u64::from(empties) + seed, empties) else {
                 continue;
@@ -162,12 +164,12 @@ fn solver_equals_plain_alpha_beta_from_eleven_to_sixteen_empties() {
                 "win/loss/draw of {board:?}"
             );
             compared += 1;
-            if compared % 6 == 0 {
+            if compared % 10 == 0 {
                 break;
             }
         }
     }
-    assert!(compared >= 30, "only {compared} positions compared");
+    assert!(compared >= 40, "only {compared} positions compared");
 }
 
 #[test]
