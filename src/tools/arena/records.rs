@@ -84,13 +84,10 @@ impl GamesFile {
     /// unfinished (a cut line, a cut gzip member) is dropped first, so that the next game starts
     /// a line of its own; a compressed file is packed into one member.
     pub fn open(path: &Path) -> anyhow::Result<GamesFile> {
-        let existing = std::fs::metadata(path).is_ok();
-        if existing {
+        if let Ok(metadata) = std::fs::metadata(path) {
             let text = read_text(path)?;
-            let bytes = std::fs::read(path)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-            let compressed = is_compressed(path);
-            if compressed || bytes.len() != text.len() {
+            // A plain file shorter as text than on disk ended in a cut line.
+            if is_compressed(path) || metadata.len() != text.len() as u64 {
                 rewrite(path, &text)?;
             }
         }
