@@ -16,6 +16,7 @@ use super::edax::{is_edax_book, EdaxBook, EdaxDate, EdaxRelease};
 use super::{is_book_position, Book, BookEntry, NO_EXIT};
 use crate::board::Board;
 use std::path::Path;
+use std::sync::Arc;
 
 const MAGIC: &[u8; 12] = b"oxello-book\n";
 const VERSION: u32 = 1;
@@ -120,8 +121,7 @@ impl Book {
         let in_path = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
         if is_edax_book(&bytes) {
             let edax = EdaxBook::from_bytes(&bytes).map_err(|e| in_path(&e))?;
-            let release = EdaxRelease::of_byte(edax.release);
-            Ok((edax.to_book(), BookFormat::Edax(release)))
+            Ok((edax.to_book(), BookFormat::Edax(Arc::new(edax))))
         } else if bytes.starts_with(MAGIC) {
             let book = Book::from_bytes(&bytes).map_err(|e| in_path(&e))?;
             Ok((book, BookFormat::Oxello))
@@ -134,28 +134,36 @@ impl Book {
 
     /// Writes the book to `path` in oxello's format (see [`write_atomically`]).
     pub fn write_file(&self, path: &Path) -> anyhow::Result<()> {
-        self.write_file_as(path, BookFormat::Oxello)
+        write_atomically(path, &self.to_bytes())
     }
 
-    /// Writes the book to `path` in `format` (see [`write_atomically`]).
-    pub fn write_file_as(&self, path: &Path, format: BookFormat) -> anyhow::Result<()> {
-        let bytes = match format {
-            BookFormat::Oxello => self.to_bytes(),
-            BookFormat::Edax(release) => {
-                EdaxBook::from_book(self, EdaxDate::now()).to_bytes(release)
+    /// Writes the book to `path` in `format` (see [`write_atomically`]): to an Edax book, as
+    /// that book updated with what this one changed in it ([`EdaxBook::updated`]). Returns the
+    /// format to write the next change in (the Edax book as written).
+    pub fn write_file_as(&self, path: &Path, format: &BookFormat) -> anyhow::Result<BookFormat> {
+        match format {
+            BookFormat::Oxello => {
+                self.write_file(path)?;
+                Ok(BookFormat::Oxello)
             }
-        };
-        write_atomically(path, &bytes)
+            BookFormat::Edax(edax) => {
+                let updated = edax.updated(self, EdaxDate::now());
+                let release = EdaxRelease::of_byte(updated.release);
+                write_atomically(path, &updated.to_bytes(release))?;
+                Ok(BookFormat::Edax(Arc::new(updated)))
+            }
+        }
     }
 }
 
 /// The formats a book file can have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BookFormat {
     /// oxello's own.
     Oxello,
-    /// Edax's `book.dat`, as the given release writes it.
-    Edax(EdaxRelease),
+    /// Edax's `book.dat`: the Edax book as read, kept whole (oxello's book holds less of it),
+    /// which what oxello changes is written into.
+    Edax(Arc<EdaxBook>),
 }
 
 /// Writes `bytes` to `path` through a temporary file renamed over it, so that an interrupted

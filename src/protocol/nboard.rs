@@ -261,11 +261,10 @@ impl NBoardSession {
                     .book()
                     .expect("the engine just learned into its book");
                 match &self.book_file {
-                    Some((path, format)) => {
-                        if let Err(e) = book.write_file_as(path, *format) {
-                            self.fail(out, &format!("learn: {e}"));
-                        }
-                    }
+                    Some((path, format)) => match book.write_file_as(path, format) {
+                        Ok(written) => self.book_file = Some((path.clone(), written)),
+                        Err(e) => self.fail(out, &format!("learn: {e}")),
+                    },
                     None => log::info!(
                         "learn: the built-in book keeps what it learned until the engine exits; start with --book FILE to save it"
                     ),

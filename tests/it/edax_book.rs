@@ -7,7 +7,7 @@
 use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
 use crate::common::engine_process::EngineProcess;
 use oxello::board::{Board, Squares, Symmetry};
-use oxello::book::edax::{EdaxBook, EdaxDate, EdaxRelease};
+use oxello::book::edax::{EdaxBook, EdaxDate, EdaxLink, EdaxOptions, EdaxPosition, EdaxRelease};
 use oxello::book::{Book, BookEntry};
 use oxello::notation::parse_square;
 use std::collections::HashMap;
@@ -614,5 +614,443 @@ fn damaged_edax_books_are_refused_with_the_reason() {
         &write_layout(6, [20, 24, 2, 1, 0], &not_least),
         "not in its least symmetric form",
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The record of an Edax position, as the file lays it out.
+fn record_of(p: &EdaxPosition) -> Record {
+    Record {
+        board: p.board,
+        counts: [p.wins, p.draws, p.losses, p.lines],
+        scores: [p.value, p.lower, p.upper],
+        level: p.level,
+        links: p.links.iter().map(|l| (l.score, l.square)).collect(),
+        leaf: (p.leaf.score, p.leaf.square),
+    }
+}
+
+/// A position with nothing negamaxed yet.
+fn unscored(board: Board, level: u8, links: Vec<u8>, leaf: (i8, u8)) -> EdaxPosition {
+    EdaxPosition {
+        board,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        lines: 0,
+        value: -127,
+        lower: -127,
+        upper: 127,
+        level,
+        links: links
+            .into_iter()
+            .map(|square| EdaxLink { score: 0, square })
+            .collect(),
+        leaf: EdaxLink {
+            score: leaf.0,
+            square: leaf.1,
+        },
+    }
+}
+
+/// Negamaxes positions as Edax does and lays them out in the order of Edax 4.6's buckets, the
+/// positions that share a bucket in the order `within` gives (not the boards' order).
+fn edax_file(
+    positions: Vec<EdaxPosition>,
+    options: [i32; 5],
+    within: impl Fn(&Board) -> u64,
+) -> (Vec<u8>, Vec<Record>) {
+    let mut edax = EdaxBook {
+        release: 6,
+        date: EdaxDate::now(),
+        options: EdaxOptions {
+            level: options[0],
+            n_empties: options[1],
+            midgame_error: options[2],
+            endcut_error: options[3],
+            verbosity: options[4],
+        },
+        positions,
+    };
+    edax.negamax();
+    let table = table_of_edax_4_4();
+    let count = edax.positions.len();
+    let mut records: Vec<Record> = edax.positions.iter().map(record_of).collect();
+    records.sort_by_key(|r| (bucket(6, &r.board, count, &table), within(&r.board)));
+    (write_layout(6, options, &records), records)
+}
+
+/// Every position within `plies` moves of the start, in least symmetric form: those short of
+/// `plies` link every move (links in an order of their own, neither the squares' nor the
+/// scores'), the others have a leaf whose score depends on the board.
+fn tree_book(plies: u32, level: u8) -> Vec<EdaxPosition> {
+    let mut layer = vec![least(&Board::START)];
+    let mut positions = Vec::new();
+    let mut seen: HashMap<Board, ()> = HashMap::new();
+    for ply in 0..=plies {
+        let mut next = Vec::new();
+        for board in layer {
+            let moves: Vec<u8> = Squares(board.moves()).map(|s| s as u8).collect();
+            if ply < plies {
+                let mut links = moves.clone();
+                links.rotate_left(moves.len() / 2);
+                for &square in &links {
+                    let child = least(&after(&board, square));
+                    if seen.insert(child, ()).is_none() {
+                        next.push(child);
+                    }
+                }
+                positions.push(unscored(board, level, links, (-127, NO_MOVE)));
+            } else {
+                let score = (board.player.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as i8 - 8;
+                positions.push(unscored(board, level, Vec::new(), (score, moves[0])));
+            }
+        }
+        layer = next;
+    }
+    positions
+}
+
+/// A position that must pass whose leaf is the pass, a solved draw (the position after the
+/// pass not in the book), comes through import and export whole: oxello's book holds the
+/// position after the pass, worth the draw, so the move before it is worth 0 in play.
+#[test]
+fn a_must_pass_position_with_a_pass_leaf_survives_import_and_export() {
+    let dir = scratch_dir("edax-pass-leaf");
+    let (moves, must_pass) = crate::common::game_until_forced_pass();
+    let before = moves[..moves.len() - 1]
+        .iter()
+        .fold(oxello::board::Position::START, |p, &m| p.play(m).unwrap());
+    let oxello::board::Move::Play(last) = moves[moves.len() - 1] else {
+        panic!("a game's last move before a pass is a move")
+    };
+    let parent = least(&before.board);
+    let into_pass = Squares(parent.moves())
+        .map(|s| s as u8)
+        .find(|&s| least(&after(&parent, s)) == least(&must_pass.board))
+        .expect("the move before the pass, in the stored orientation");
+    assert_eq!(least(&after(&before.board, last)), least(&must_pass.board));
+    let other = Squares(parent.moves())
+        .map(|s| s as u8)
+        .find(|&s| s != into_pass)
+        .expect("the position before has another move");
+    let positions = vec![
+        unscored(parent, 60, vec![into_pass], (-3, other)),
+        unscored(least(&must_pass.board), 60, Vec::new(), (0, PASS)),
+    ];
+    let (bytes, records) = edax_file(positions, [60, 30, 2, 1, 0], |b| b.player);
+    let pass_record = records.iter().find(|r| r.leaf.1 == PASS).unwrap();
+    assert_eq!(
+        (pass_record.counts, pass_record.scores),
+        ([0, 1, 0, 1], [0, 0, 0])
+    );
+    std::fs::write(dir.join("pass.dat"), &bytes).unwrap();
+
+    // In play: the move into the pass is worth the draw, better than the other move.
+    let out = oxello_in(
+        &dir,
+        &["book", "import-edax", "pass.dat", "--out", "pass.book"],
+    );
+    assert_prints(&out, "pass.book: 2 positions from the Edax book's 2");
+    let book = Book::read_file(&dir.join("pass.book")).unwrap();
+    let values: Vec<(u8, i32, bool)> = book
+        .moves(&parent)
+        .iter()
+        .map(|m| (m.square, m.value, m.leaves_book))
+        .collect();
+    assert_eq!(values, [(into_pass, 0, false), (other, -3, true)]);
+    let after_pass = book
+        .get(&must_pass.board.pass())
+        .expect("the position after the pass");
+    assert_eq!((after_pass.value, after_pass.exact), (0, true));
+
+    // Back to Edax: from the Edax book, its own bytes; from the oxello book, the same
+    // positions, counts, values and links.
+    let out = oxello_in(
+        &dir,
+        &["book", "export-edax", "pass.dat", "--out", "again.dat"],
+    );
+    assert_prints(
+        &out,
+        "again.dat: 2 positions as Edax 4.6 writes them (1 of them positions that must pass)",
+    );
+    assert_eq!(std::fs::read(dir.join("again.dat")).unwrap(), bytes);
+    let out = oxello_in(
+        &dir,
+        &["book", "export-edax", "pass.book", "--out", "back.dat"],
+    );
+    assert_prints(&out, "back.dat: 2 positions");
+    let (_, mut back) = read_layout(&std::fs::read(dir.join("back.dat")).unwrap());
+    let mut original = records.clone();
+    let key = |r: &Record| (r.board.player, r.board.opponent);
+    original.sort_by_key(key);
+    back.sort_by_key(key);
+    assert_eq!(back, original);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An Edax book read and written back without a change is Edax's own bytes: the header's
+/// date and options, the positions in Edax's buckets and in their order within a bucket, the
+/// links in their order, Edax's "unknown" link score (-127) as it is. In the other release's
+/// layout it holds the same positions in that release's order.
+#[test]
+fn an_unchanged_edax_book_is_written_back_byte_for_byte() {
+    let dir = scratch_dir("edax-pass-through");
+    let mut positions = tree_book(6, 12);
+    // A link to a position that knows nothing (no leaf, no links) scores 127: Edax's unknown.
+    let unknown = positions.iter().position(|p| p.links.is_empty()).unwrap();
+    positions[unknown].leaf = EdaxLink {
+        score: -127,
+        square: NO_MOVE,
+    };
+    let reverse_board = |b: &Board| u64::MAX - b.player;
+    let (bytes, records) = edax_file(positions, [12, 40, 3, 2, 1], reverse_board);
+    let table = table_of_edax_4_4();
+    let buckets: Vec<u64> = records
+        .iter()
+        .map(|r| bucket(6, &r.board, records.len(), &table))
+        .collect();
+    let shared = buckets.windows(2).filter(|w| w[0] == w[1]).count();
+    assert!(shared > 0, "positions that share a bucket");
+    assert!(records.iter().any(|r| r.links.iter().any(|l| l.0 == 127)));
+    std::fs::write(dir.join("tree.dat"), &bytes).unwrap();
+    let out = oxello_in(
+        &dir,
+        &["book", "export-edax", "tree.dat", "--out", "same.dat"],
+    );
+    assert_prints(
+        &out,
+        &format!("same.dat: {} positions as Edax 4.6", records.len()),
+    );
+    assert!(
+        std::fs::read(dir.join("same.dat")).unwrap() == bytes,
+        "byte for byte"
+    );
+
+    let out = oxello_in(
+        &dir,
+        &[
+            "book",
+            "export-edax",
+            "tree.dat",
+            "--out",
+            "old.dat",
+            "--edax-release",
+            "4.4",
+        ],
+    );
+    assert_prints(&out, "as Edax 4.4 writes them");
+    let (header, old) = read_layout(&std::fs::read(dir.join("old.dat")).unwrap());
+    assert_eq!(
+        (header.release, header.options, header.date.0),
+        (4, [12, 40, 3, 2, 1], 2025)
+    );
+    let old_buckets: Vec<u64> = old
+        .iter()
+        .map(|r| bucket(4, &r.board, old.len(), &table))
+        .collect();
+    assert!(
+        old_buckets.windows(2).all(|w| w[0] <= w[1]),
+        "Edax 4.4's order"
+    );
+    let key = |r: &Record| (r.board.player, r.board.opponent);
+    let (mut a, mut b) = (old, records);
+    a.sort_by_key(key);
+    b.sort_by_key(key);
+    assert_eq!(a, b);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A position that comes twice is skipped as Edax skips it (the first stays); bytes after
+/// the last position that do not make a position are refused.
+#[test]
+fn a_repeated_position_is_skipped_and_trailing_bytes_refused() {
+    let dir = scratch_dir("edax-repeats");
+    let mut records = small_edax_book();
+    let mut repeat = records[2].clone();
+    repeat.scores = [9, 9, 9];
+    records.push(repeat);
+    let bytes = write_layout(6, [20, 24, 2, 1, 0], &records);
+    std::fs::write(dir.join("twice.dat"), &bytes).unwrap();
+    let out = oxello_in(
+        &dir,
+        &["book", "import-edax", "twice.dat", "--out", "twice.book"],
+    );
+    assert_prints(&out, "twice.book: 3 positions from the Edax book's 3");
+    assert!(
+        text(&out.stderr).contains("position 3 (")
+            && text(&out.stderr).contains("repeats position 2"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = oxello_in(
+        &dir,
+        &["book", "export-edax", "twice.dat", "--out", "once.dat"],
+    );
+    assert_prints(&out, "once.dat: 3 positions");
+    let (header, once) = read_layout(&std::fs::read(dir.join("once.dat")).unwrap());
+    assert_eq!(header.count, 3);
+    assert!(once.contains(&records[2]) && !once.contains(&records[3]));
+
+    let mut trailing = write_layout(6, [20, 24, 2, 1, 0], &small_edax_book());
+    trailing.extend_from_slice(&[0, 1, 2, 3, 4]);
+    assert_refused(&dir, &trailing, "truncated: it ends inside position 3");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The board of a damaged position is named as a board string that reads back.
+#[test]
+fn a_damaged_positions_board_reads_back() {
+    let records = small_edax_book();
+    let mut illegal = records.clone();
+    illegal[1].links.push((0, sq("a1")));
+    let error = EdaxBook::from_bytes(&write_layout(6, [20, 24, 2, 1, 0], &illegal))
+        .unwrap_err()
+        .to_string();
+    let board = error
+        .split_once("position 1 (")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(board, _)| board)
+        .unwrap_or_else(|| panic!("{error}"));
+    let position = oxello::notation::parse_position(board).unwrap();
+    assert_eq!(least(&position.board), records[1].board);
+    assert_eq!(position.side_to_move, oxello::board::Color::White);
+}
+
+/// NBoard `learn` on an Edax book updates it in place: the game's new positions join it,
+/// those it went through get their links, and every other position (neither on the game's
+/// line nor reaching one of its positions) stays byte for byte, as do the header's options.
+#[test]
+fn nboard_learn_updates_an_edax_book_in_place() {
+    let dir = scratch_dir("edax-learn-in-place");
+    let path = dir.join("tree.dat");
+    let line = ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"];
+    let mut on_line = vec![least(&Board::START)];
+    let mut board = Board::START;
+    for mv in line {
+        board = after(&board, sq(mv));
+        on_line.push(least(&board));
+    }
+    let mut positions = tree_book(4, 4);
+    // Off the line, a position that knows nothing: the link to it scores Edax's 127.
+    let unknown = positions
+        .iter()
+        .rposition(|p| p.links.is_empty() && !on_line.contains(&p.board))
+        .unwrap();
+    positions[unknown].leaf = EdaxLink {
+        score: -127,
+        square: NO_MOVE,
+    };
+    let (bytes, records) = edax_file(positions, [4, 24, 2, 1, 0], |b| b.player);
+    assert!(records.iter().any(|r| r.links.iter().any(|l| l.0 == 127)));
+    std::fs::write(&path, &bytes).unwrap();
+    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
+    e.send("nboard 2");
+    for mv in line {
+        e.send(&format!("move {mv}"));
+    }
+    e.send("learn");
+    e.send("ping 1");
+    let lines = e.until(Duration::from_secs(60), |l| l == "pong 1");
+    assert_eq!(lines, ["set myname oxello", "learned", "pong 1"]);
+    e.send("quit");
+    assert!(e.close(Duration::from_secs(5)).success());
+
+    let learned_bytes = std::fs::read(&path).unwrap();
+    let (header, learned) = read_layout(&learned_bytes);
+    assert_eq!((header.release, header.options), (6, [4, 24, 2, 1, 0]));
+    assert_ne!(header.date.0, 2025, "a changed book is dated anew");
+    let by_board: HashMap<Board, &Record> = learned.iter().map(|r| (r.board, r)).collect();
+    for board in &on_line[..on_line.len() - 1] {
+        assert!(
+            by_board.contains_key(board),
+            "the game's positions are in the book"
+        );
+    }
+    // The positions that reach the line, through links of the learned book.
+    let mut reaching: std::collections::HashSet<Board> = on_line.iter().copied().collect();
+    loop {
+        let before = reaching.len();
+        for r in &learned {
+            if r.links
+                .iter()
+                .any(|&(_, s)| reaching.contains(&least(&after(&r.board, s))))
+            {
+                reaching.insert(r.board);
+            }
+        }
+        if reaching.len() == before {
+            break;
+        }
+    }
+    let mut kept = 0;
+    for old in &records {
+        let new = by_board.get(&old.board).expect("no position is lost");
+        if reaching.contains(&old.board) {
+            assert_eq!(
+                new.links[..old.links.len()]
+                    .iter()
+                    .map(|l| l.1)
+                    .collect::<Vec<_>>(),
+                old.links.iter().map(|l| l.1).collect::<Vec<_>>(),
+                "links kept in order"
+            );
+        } else {
+            assert_eq!(*new, old, "a position off the line is kept");
+            kept += 1;
+        }
+    }
+    assert!(
+        kept * 2 > records.len(),
+        "{kept} of {} positions off the line",
+        records.len()
+    );
+    assert!(learned.len() > records.len());
+    // Written in Edax's order and read back whole.
+    let count = learned.len();
+    let table = table_of_edax_4_4();
+    let buckets: Vec<u64> = learned
+        .iter()
+        .map(|r| bucket(6, &r.board, count, &table))
+        .collect();
+    assert!(buckets.windows(2).all(|w| w[0] <= w[1]));
+    EdaxBook::from_bytes(&learned_bytes).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `book extend` on an Edax book keeps it an Edax book, with its options, and loses none of
+/// its positions.
+#[test]
+fn extending_an_edax_book_keeps_it_edaxs() {
+    let dir = scratch_dir("edax-extend");
+    let (bytes, records) = edax_file(tree_book(3, 3), [3, 20, 2, 1, 0], |b| b.player);
+    std::fs::write(dir.join("tree.dat"), &bytes).unwrap();
+    let out = oxello_in(
+        &dir,
+        &[
+            "--threads",
+            "1",
+            "book",
+            "extend",
+            "tree.dat",
+            "--lines",
+            "2",
+            "--plies",
+            "8",
+            "--depth",
+            "2",
+        ],
+    );
+    assert_prints(&out, "added by 2 lines");
+    let extended = std::fs::read(dir.join("tree.dat")).unwrap();
+    let (header, learned) = read_layout(&extended);
+    assert_eq!(
+        (header.magic, header.options),
+        (*b"XADEKOOB", [3, 20, 2, 1, 0])
+    );
+    assert!(learned.len() > records.len());
+    for old in &records {
+        assert!(learned.iter().any(|r| r.board == old.board));
+    }
+    EdaxBook::from_bytes(&extended).unwrap();
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,22 +1,21 @@
-//! The checks a read Edax book passes: Edax's own on each position, and that the positions are
-//! distinct and every link reaches one of them.
+//! The checks a read Edax book passes: Edax's own check of each position, looser on a leaf
+//! not searched yet, and that every link reaches a position of the book.
+//!
+//! Edax's loader itself checks only the header: it reads positions until the file ends,
+//! skips a position that comes again, and loads the rest unchecked (its `position_is_ok` runs
+//! in debug builds and in `book fix`). oxello checks more, since it plays from the book as it
+//! reads it: a damaged file is refused with the position and the reason rather than played.
 
-use super::{board_index, edax_next, EdaxBook, EdaxBookError, EdaxPosition, NO_MOVE, PASS};
-use crate::board::Board;
+use super::{
+    board_index, board_string, edax_next, EdaxBook, EdaxBookError, EdaxPosition, NO_MOVE, PASS,
+};
 use crate::notation::format_square;
 
 impl EdaxBook {
-    /// Checks every position as Edax's own consistency check does, and that every link
-    /// reaches a position of the book.
+    /// Checks every position as Edax's `position_is_ok` does (but for a leaf not searched
+    /// yet, see [`check_position`]), and that every link reaches a position of the book.
     pub(super) fn check(&self) -> Result<(), EdaxBookError> {
-        let (index_of, first_repeat) = board_index(&self.positions);
-        if let Some(index) = first_repeat {
-            return Err(bad_position(
-                index,
-                &self.positions[index],
-                "the position is in the book twice",
-            ));
-        }
+        let index_of = board_index(&self.positions);
         for (index, position) in self.positions.iter().enumerate() {
             check_position(position).map_err(|reason| bad_position(index, position, &reason))?;
         }
@@ -42,23 +41,9 @@ impl EdaxBook {
 fn bad_position(index: usize, position: &EdaxPosition, reason: &str) -> EdaxBookError {
     EdaxBookError::BadPosition {
         index,
-        board: board_text(&position.board),
+        board: board_string(&position.board),
         reason: reason.to_string(),
     }
-}
-
-/// A board as Edax's text shows it (`X` the side to move... here simply player `X`,
-/// opponent `O`), for messages.
-fn board_text(board: &Board) -> String {
-    (0..64)
-        .map(
-            |square| match (board.player >> square & 1, board.opponent >> square & 1) {
-                (1, _) => 'X',
-                (_, 1) => 'O',
-                _ => '-',
-            },
-        )
-        .collect()
 }
 
 /// A square, a pass or no move, as text.
@@ -72,7 +57,9 @@ fn move_text(square: u8) -> String {
 }
 
 /// Edax's own check of a position: a legal board in its least symmetric form, legal links and
-/// leaf, a pass only where the side to move must pass, no move twice.
+/// leaf, a pass only where the side to move must pass, no move twice. One difference: Edax
+/// refuses "no move" as the leaf unless every move is linked, where oxello takes it as a
+/// leaf not searched yet (Edax plays from such a position, and its `book link` searches it).
 fn check_position(position: &EdaxPosition) -> Result<(), String> {
     let board = &position.board;
     if board.player & board.opponent != 0 {
@@ -107,8 +94,6 @@ fn check_position(position: &EdaxPosition) -> Result<(), String> {
     let leaf = position.leaf.square;
     let leaf_ok = match leaf {
         PASS => must_pass && position.links.is_empty(),
-        // No leaf known: Edax loads such positions and searches their leaf when it links
-        // the book.
         NO_MOVE => true,
         square => legal(square),
     };

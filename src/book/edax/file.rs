@@ -1,8 +1,12 @@
 //! The bytes of an Edax book: the header, then each position with its links and leaf, in the
 //! order of Edax's hash buckets.
 
-use super::{EdaxBook, EdaxBookError, EdaxDate, EdaxLink, EdaxOptions, EdaxPosition, EdaxRelease};
+use super::{
+    board_string, EdaxBook, EdaxBookError, EdaxDate, EdaxLink, EdaxOptions, EdaxPosition,
+    EdaxRelease,
+};
 use crate::board::Board;
+use std::collections::HashMap;
 
 /// `EDAX` as Edax writes it first.
 const EDAX_MAGIC: u32 = 0x4544_4158;
@@ -38,8 +42,9 @@ fn read_i16(bytes: &[u8], at: usize) -> i16 {
 
 impl EdaxBook {
     /// Reads an Edax book file's bytes, checking the header, the count and every position:
-    /// a legal board in its least symmetric form, legal and distinct links and leaf, no
-    /// position twice, and every link reaching a position of the book.
+    /// a legal board in its least symmetric form, legal and distinct links and leaf, and
+    /// every link reaching a position of the book. A position that comes again is skipped
+    /// with a warning, as Edax's loader skips it. The positions keep the file's order.
     pub fn from_bytes(bytes: &[u8]) -> Result<EdaxBook, EdaxBookError> {
         if !is_edax_book(bytes) {
             return Err(EdaxBookError::NotAnEdaxBook);
@@ -68,9 +73,12 @@ impl EdaxBook {
         };
         let count = read_u32(bytes, 38);
         let mut positions = Vec::new();
+        let mut first_of: HashMap<Board, usize> = HashMap::new();
+        let mut read = 0;
         let mut at = HEADER_BYTES;
         while at < bytes.len() {
-            let index = positions.len();
+            let index = read;
+            read += 1;
             let truncated = || EdaxBookError::Truncated(format!("position {index}"));
             let fixed = bytes
                 .get(at..at + POSITION_FIXED_BYTES)
@@ -86,8 +94,18 @@ impl EdaxBook {
             };
             let mut pairs = moves.chunks_exact(2).map(link).collect::<Vec<_>>();
             let leaf = pairs.pop().expect("a position has a leaf");
+            at = moves_end;
+            let board = Board::new(read_u64(fixed, 0), read_u64(fixed, 8));
+            if let Some(first) = first_of.get(&board) {
+                log::warn!(
+                    "Edax book position {index} ({}) repeats position {first}: skipped, as Edax skips it",
+                    board_string(&board)
+                );
+                continue;
+            }
+            first_of.insert(board, index);
             positions.push(EdaxPosition {
-                board: Board::new(read_u64(fixed, 0), read_u64(fixed, 8)),
+                board,
                 wins: read_u32(fixed, 16),
                 draws: read_u32(fixed, 20),
                 losses: read_u32(fixed, 24),
@@ -99,12 +117,11 @@ impl EdaxBook {
                 links: pairs,
                 leaf,
             });
-            at = moves_end;
         }
-        if positions.len() != count as usize {
+        if read != count as usize {
             return Err(EdaxBookError::WrongCount {
                 header: count,
-                found: positions.len(),
+                found: read,
             });
         }
         let book = EdaxBook {
@@ -118,13 +135,19 @@ impl EdaxBook {
     }
 
     /// The book as Edax of `release` writes it: the header, then the positions in the order of
-    /// Edax's buckets, in this book's order within a bucket.
+    /// Edax's buckets, in this book's order within a bucket. The release byte is the book's
+    /// own when it names `release` (4.5 for 4.6, say), else `release`'s; so an Edax book read
+    /// and not changed is written back byte for byte.
     pub fn to_bytes(&self, release: EdaxRelease) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(HEADER_BYTES + self.positions.len() * 60);
         bytes.extend_from_slice(&EDAX_MAGIC.to_le_bytes());
         bytes.extend_from_slice(&BOOK_MAGIC.to_le_bytes());
         bytes.push(VERSION);
-        bytes.push(release.release_byte());
+        bytes.push(if EdaxRelease::of_byte(self.release) == release {
+            self.release
+        } else {
+            release.release_byte()
+        });
         let date = self.date;
         bytes.extend_from_slice(&date.year.to_le_bytes());
         bytes.extend_from_slice(&[date.month, date.day, date.hour, date.minute, date.second, 0]);
@@ -176,6 +199,7 @@ impl EdaxBook {
 fn edax_order(positions: &[EdaxPosition], release: EdaxRelease) -> Vec<usize> {
     let buckets = edax_buckets(positions.len());
     let mut order: Vec<usize> = (0..positions.len()).collect();
+    // Stable: within a bucket, the order given.
     order.sort_by_key(|&i| release.hash(&positions[i].board) & (buckets - 1));
     order
 }

@@ -25,7 +25,8 @@ pub(super) fn edax_level(level: u8, empties: u32) -> (u32, u8) {
         19..=21 => &[(24, 5), (27, 3), (30, 1)],
         22..=24 => &[(24, 5), (27, 4), (30, 2), (33, 0)],
         25..=27 => &[(27, 5), (30, 3), (33, 1)],
-        28..=31 => &[(30, 5), (33, 3), (36, 1)],
+        28..=29 => &[(27, 5), (30, 4), (33, 2), (36, 0)],
+        30..=31 => &[(30, 5), (33, 3), (36, 1)],
         32..=33 => &[(30, 5), (33, 4), (36, 2), (39, 0)],
         34..=35 => &[(30, 5), (33, 4), (36, 3), (39, 1)],
         36..=59 => {
@@ -58,6 +59,13 @@ mod tests {
         assert_eq!(edax_level(21, 24), (24, NO_SELECTIVITY));
         assert_eq!(edax_level(21, 26), (26, 3));
         assert_eq!(edax_level(21, 31), (21, 0));
+        assert_eq!(edax_level(28, 27), (27, NO_SELECTIVITY));
+        assert_eq!(edax_level(29, 28), (28, 4));
+        assert_eq!(edax_level(29, 30), (30, 4));
+        assert_eq!(edax_level(28, 36), (36, 0));
+        assert_eq!(edax_level(28, 37), (28, 0));
+        assert_eq!(edax_level(30, 30), (30, NO_SELECTIVITY));
+        assert_eq!(edax_level(31, 36), (36, 1));
         assert_eq!(edax_level(40, 34), (34, NO_SELECTIVITY));
         assert_eq!(edax_level(40, 49), (49, 0));
         assert_eq!(edax_level(40, 50), (40, 0));

@@ -39,7 +39,8 @@ mod level;
 pub use date::EdaxDate;
 pub use file::is_edax_book;
 
-use crate::board::Board;
+use crate::board::{Board, Color, Position};
+use crate::notation::format_position;
 use std::collections::HashMap;
 
 /// Edax's square number of a pass.
@@ -195,17 +196,28 @@ impl EdaxPosition {
     }
 }
 
-/// Each position's index by its board (of two positions on one board, the later), and the
-/// index of the first position whose board came before, if any.
-fn board_index(positions: &[EdaxPosition]) -> (HashMap<Board, usize>, Option<usize>) {
-    let mut index_of = HashMap::with_capacity(positions.len());
-    let mut first_repeat = None;
-    for (index, position) in positions.iter().enumerate() {
-        if index_of.insert(position.board, index).is_some() {
-            first_repeat = first_repeat.or(Some(index));
-        }
-    }
-    (index_of, first_repeat)
+/// Each position's index by its board.
+fn board_index(positions: &[EdaxPosition]) -> HashMap<Board, usize> {
+    positions
+        .iter()
+        .enumerate()
+        .map(|(index, position)| (position.board, index))
+        .collect()
+}
+
+/// A board as a board string that `oxello` reads back (64 squares, `X` the side to move,
+/// then the side to move as Edax tells it: Black with an even number of empty squares).
+fn board_string(board: &Board) -> String {
+    let side_to_move = if board.empty_count().is_multiple_of(2) {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let (black, white) = match side_to_move {
+        Color::Black => (board.player, board.opponent),
+        Color::White => (board.opponent, board.player),
+    };
+    format_position(&Position::from_colors(black, white, side_to_move))
 }
 
 /// The board after `square` (or a pass) from `board`.

@@ -4,7 +4,7 @@
 use super::show;
 use crate::board::Position;
 use crate::book::edax::{EdaxBook, EdaxDate, EdaxRelease};
-use crate::book::{write_atomically, Book};
+use crate::book::{write_atomically, Book, BookFormat};
 use std::path::PathBuf;
 
 /// `oxello book import-edax`.
@@ -26,9 +26,10 @@ pub struct ExportArgs {
     #[arg(long)]
     out: PathBuf,
     /// The Edax release whose layout to write: 4.4 or 4.6 (the two differ in the order of
-    /// the positions and the release byte; each reads the other's).
-    #[arg(long, default_value = "4.6")]
-    edax_release: EdaxRelease,
+    /// the positions and the release byte; each reads the other's). Default: an Edax book's
+    /// own, else 4.6.
+    #[arg(long)]
+    edax_release: Option<EdaxRelease>,
 }
 
 /// Runs `oxello book import-edax`: reads and checks the Edax book, writes it as an oxello
@@ -51,23 +52,34 @@ pub fn run_import(args: &ImportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `oxello book export-edax`.
+/// Runs `oxello book export-edax`: an Edax book given is written back whole, with what
+/// oxello's reading of it would change (nothing: its own bytes, in the release asked for);
+/// an oxello book is made into a new Edax book.
 pub fn run_export(args: &ExportArgs) -> anyhow::Result<()> {
-    let book = match &args.book {
-        Some(path) => std::sync::Arc::new(Book::read_file(path)?),
-        None => Book::builtin(),
+    let (book, format) = match &args.book {
+        Some(path) => Book::read_file_with_format(path)?,
+        None => ((*Book::builtin()).clone(), BookFormat::Oxello),
     };
-    let edax = EdaxBook::from_book(&book, EdaxDate::now());
-    write_atomically(&args.out, &edax.to_bytes(args.edax_release))?;
+    let edax = match format {
+        BookFormat::Edax(edax) => edax.updated(&book, EdaxDate::now()),
+        BookFormat::Oxello => EdaxBook::from_book(&book, EdaxDate::now()),
+    };
+    let release = args
+        .edax_release
+        .unwrap_or_else(|| EdaxRelease::of_byte(edax.release));
+    write_atomically(&args.out, &edax.to_bytes(release))?;
     println!(
         "{}: {} positions as Edax {} writes them ({} of them positions that must pass), level {}",
         args.out.display(),
         edax.positions.len(),
-        match args.edax_release {
+        match release {
             EdaxRelease::V4_4 => "4.4",
             EdaxRelease::V4_6 => "4.6",
         },
-        edax.positions.len() - book.len(),
+        edax.positions
+            .iter()
+            .filter(|p| p.board.moves() == 0)
+            .count(),
         edax.options.level
     );
     Ok(())

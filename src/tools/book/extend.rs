@@ -18,7 +18,7 @@ use std::path::PathBuf;
 /// `oxello book extend`.
 #[derive(clap::Args, Debug)]
 pub struct ExtendArgs {
-    /// The book to extend (rewritten in place).
+    /// The book to extend, oxello's or Edax's (rewritten in place, in its own format).
     book: PathBuf,
     /// How many lines the run plays.
     #[arg(long, default_value_t = 100)]
@@ -92,7 +92,7 @@ pub fn run(
     threads: Option<usize>,
     evaluation: &Evaluation,
 ) -> anyhow::Result<()> {
-    let mut book = Book::read_file(&args.book)?;
+    let (mut book, mut format) = Book::read_file_with_format(&args.book)?;
     if !book.contains(&Board::START) {
         anyhow::bail!(
             "{}: the start position is not in the book, so it has no line to extend",
@@ -110,7 +110,7 @@ pub fn run(
     for line in first..args.lines {
         let added = extend_line(&mut book, &mut engine, args, line);
         if added > 0 {
-            book.write_file(&args.book)?;
+            format = book.write_file_as(&args.book, &format)?;
         }
         bar.set_message(format!("{} positions added", book.len() - before));
         bar.inc(1);
