@@ -324,7 +324,7 @@ fn browse(browser: &BrowserPaths) -> Result<(), Failed> {
         "document.getElementById('sq-h8') !== null",
         Duration::from_secs(60),
     )?;
-    page.run("document.getElementById('engine-time').value = 't:100'")?;
+    page.run("document.getElementById('engine-time').value = 'd:4'")?;
     let human = "document.body.dataset.turn === 'human'";
     wait_until(&page, human, Duration::from_secs(30))?;
 

@@ -17,6 +17,7 @@ use oxello::tools::eval_error::evaluation_error;
 use oxello::tools::selfplay::{selfplay, SelfplayConfig};
 use oxello::tools::train::{split, train, TrainConfig};
 use proptest::prelude::*;
+use std::sync::OnceLock;
 
 fn random_board() -> impl Strategy<Value = Board> {
     prop::collection::vec(any::<u8>(), 0..60).prop_map(|choices| playout(&choices))
@@ -95,7 +96,7 @@ proptest! {
     #[test]
     fn indices_after_a_move_equal_the_childs_own(board in random_board()) {
         let parent = ParentIndices::of(IsaDetected, &board);
-        let evaluation = Evaluation::default();
+        let evaluation = built_in();
         let evaluate_child = evaluation.children_of(IsaDetected, &board);
         for square in oxello::board::Squares(board.moves()) {
             let flipped = board.flips(square);
@@ -108,32 +109,46 @@ proptest! {
     /// The search's evaluation (instances' indices into per-type weights) is the sum training
     /// fits: the weights of the slots the instances visit.
     #[test]
-    fn the_evaluation_sums_the_weights_of_its_slots(board in random_board(), seed in any::<u64>()) {
-        let mut weights = Weights::zero();
-        for (i, w) in weights.values.iter_mut().enumerate() {
-            *w = (pseudo_random_bytes(seed ^ i as u64, 2).iter().fold(0i32, |a, &b| a * 256 + i32::from(b)) % 4001 - 2000) as i16;
-        }
-        let phase = weights.phase(phase_of(board.empty_count())).to_vec();
-        let evaluator = PatternEvaluator::new(weights);
+    fn the_evaluation_sums_the_weights_of_its_slots(board in random_board()) {
+        let (weights, evaluator) = random_weights();
+        let phase = weights.phase(phase_of(board.empty_count()));
         let mut sum = 0i32;
         for_each_slot(&board, |slot| sum += i32::from(phase[slot]));
         prop_assert_eq!(evaluator.raw(&board), sum);
     }
 
     #[test]
-    fn the_evaluation_is_invariant_under_the_symmetries(board in random_board(), seed in any::<u64>()) {
-        let built_in = PatternEvaluator::built_in();
-        let mut weights = Weights::zero();
-        for (i, w) in weights.values.iter_mut().enumerate() {
-            *w = (pseudo_random_bytes(seed ^ i as u64, 2).iter().fold(0i32, |a, &b| a * 256 + i32::from(b)) % 4001 - 2000) as i16;
-        }
-        let random = PatternEvaluator::new(weights);
+    fn the_evaluation_is_invariant_under_the_symmetries(board in random_board()) {
+        let Evaluation::Patterns(built_in) = built_in() else {
+            panic!("the built-in evaluation is the pattern evaluation")
+        };
+        let (_, random) = random_weights();
         for symmetry in Symmetry::ALL {
             let image = board.transformed(symmetry);
             prop_assert_eq!(built_in.raw(&image), built_in.raw(&board));
             prop_assert_eq!(random.raw(&image), random.raw(&board));
         }
     }
+}
+
+/// The built-in evaluation, read once for every case.
+fn built_in() -> &'static Evaluation {
+    static BUILT_IN: OnceLock<Evaluation> = OnceLock::new();
+    BUILT_IN.get_or_init(Evaluation::default)
+}
+
+/// Weights drawn at random in -2000..=2000 (once: the cases vary the board), and their
+/// evaluator.
+fn random_weights() -> &'static (Weights, PatternEvaluator) {
+    static RANDOM: OnceLock<(Weights, PatternEvaluator)> = OnceLock::new();
+    RANDOM.get_or_init(|| {
+        let mut weights = Weights::zero();
+        let bytes = pseudo_random_bytes(0x5EED, 2 * weights.values.len());
+        for (w, pair) in weights.values.iter_mut().zip(bytes.chunks_exact(2)) {
+            *w = (i32::from(u16::from_le_bytes([pair[0], pair[1]])) % 4001 - 2000) as i16;
+        }
+        (weights.clone(), PatternEvaluator::new(weights))
+    })
 }
 
 #[test]

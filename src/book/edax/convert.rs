@@ -248,6 +248,8 @@ struct Update {
     original: usize,
     /// Positions new, changed, or given a link: the roots of the negamax.
     changed: HashSet<usize>,
+    /// Positions linked to every book position they reach.
+    linked: HashSet<usize>,
 }
 
 impl Update {
@@ -259,6 +261,7 @@ impl Update {
             index_of,
             original,
             changed: HashSet::new(),
+            linked: HashSet::new(),
         }
     }
 
@@ -312,6 +315,7 @@ impl Update {
         if must_pass && self.index_of.contains_key(&child.pass().canonical().0) {
             let i = self.position(canonical, level);
             self.add_link(i, PASS);
+            self.linked.insert(i);
             return Some(i);
         }
         None
@@ -320,6 +324,7 @@ impl Update {
     /// Links every move of the position that reaches a book position, as Edax's
     /// `position_link` does.
     fn link_position(&mut self, i: usize) {
+        self.linked.insert(i);
         let (board, level) = (self.edax.positions[i].board, self.edax.positions[i].level);
         let moves = board.moves();
         let squares: Vec<u8> = if moves == 0 {
@@ -340,23 +345,28 @@ impl Update {
     /// Links the new and changed positions to every book position they reach, then every
     /// other position to the new positions it reaches, until no position is added.
     fn link(&mut self) {
-        let mut linked: Vec<usize> = self.changed.iter().copied().collect();
-        linked.sort_unstable();
-        for &i in &linked {
+        let mut changed: Vec<usize> = self.changed.iter().copied().collect();
+        changed.sort_unstable();
+        for i in changed {
             self.link_position(i);
         }
-        let linked: HashSet<usize> = linked.into_iter().collect();
         let mut first_unreached = self.original;
         while first_unreached < self.edax.positions.len() {
+            let unlinked: Vec<usize> = (0..self.edax.positions.len())
+                .filter(|i| !self.linked.contains(i))
+                .collect();
+            if unlinked.is_empty() {
+                return;
+            }
             let new: Vec<Board> = self.edax.positions[first_unreached..]
                 .iter()
                 .map(|p| p.board)
                 .collect();
             first_unreached = self.edax.positions.len();
             let parent_discs = parent_discs(&new);
-            for i in 0..first_unreached {
+            for i in unlinked {
                 let board = self.edax.positions[i].board;
-                if !linked.contains(&i) && parent_discs.contains(&(board.player | board.opponent)) {
+                if parent_discs.contains(&(board.player | board.opponent)) {
                     self.link_position(i);
                 }
             }
