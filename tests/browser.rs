@@ -14,7 +14,8 @@ use oxello::board::{Color, Move, Position};
 use oxello::notation::{format_move, format_position, parse_transcript, read_wthor_file};
 use serde_json::{json, Value};
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -138,8 +139,7 @@ impl WebServer {
 /// chromedriver on a free port of the loopback.
 struct ChromeDriver {
     _process: Killed,
-    base: String,
-    agent: ureq::Agent,
+    address: String,
 }
 
 impl ChromeDriver {
@@ -154,40 +154,95 @@ impl ChromeDriver {
                 && digits.bytes().all(|b| b.is_ascii_digit()))
             .then(|| digits.to_string())
         })?;
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(COMMAND_TIMEOUT))
-            .http_status_as_error(false)
-            .build()
-            .into();
         Ok(ChromeDriver {
             _process: process,
-            base: format!("http://127.0.0.1:{port}"),
-            agent,
+            address: format!("127.0.0.1:{port}"),
         })
     }
 
     /// Sends one WebDriver command and returns its `value`, or the driver's error as a failure.
     fn command(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Failed> {
-        let url = format!("{}{path}", self.base);
-        let response = match (method, body) {
-            ("GET", _) => self.agent.get(&url).call(),
-            ("DELETE", _) => self.agent.delete(&url).call(),
-            (_, body) => self
-                .agent
-                .post(&url)
-                .send_json(body.unwrap_or_else(|| json!({}))),
+        let failed = |e: &dyn std::fmt::Display| format!("{method} {path}: {e}");
+        let body = match method {
+            "POST" => body.unwrap_or_else(|| json!({})).to_string(),
+            _ => String::new(),
         };
-        let mut response = response.map_err(|e| format!("{method} {path}: {e}"))?;
-        let status = response.status();
-        let reply: Value = response
-            .body_mut()
-            .read_json()
-            .map_err(|e| format!("{method} {path}: {e}"))?;
-        if !status.is_success() {
-            return Err(format!("{method} {path}: {status} {}", reply["value"]).into());
+        let (status, reply) =
+            http_exchange(&self.address, method, path, &body).map_err(|e| failed(&e))?;
+        let reply: Value = serde_json::from_slice(&reply).map_err(|e| failed(&e))?;
+        if !(200..300).contains(&status) {
+            return Err(failed(&format!("{status} {}", reply["value"])).into());
         }
         Ok(reply["value"].clone())
     }
+}
+
+/// One HTTP/1.1 request to `address` on a connection of its own (WebDriver's wire protocol is
+/// JSON over plain HTTP): the reply's status and body (by its length, or chunked).
+fn http_exchange(
+    address: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(COMMAND_TIMEOUT))?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\
+         Content-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| bad("a reply without a status"))?;
+    let (mut length, mut chunked) = (None, false);
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            return Err(bad("a reply cut inside its headers"));
+        }
+        let header = line.trim_end().to_ascii_lowercase();
+        if header.is_empty() {
+            break;
+        }
+        if let Some(value) = header.strip_prefix("content-length:") {
+            length = Some(
+                value
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad("a bad Content-Length"))?,
+            );
+        }
+        chunked |= header.starts_with("transfer-encoding:") && header.contains("chunked");
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            line.clear();
+            reader.read_line(&mut line)?;
+            let size_text = line.trim().split(';').next().unwrap_or("");
+            let size = usize::from_str_radix(size_text, 16).map_err(|_| bad("a bad chunk size"))?;
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk)?;
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    } else if let Some(length) = length {
+        body.resize(length, 0);
+        reader.read_exact(&mut body)?;
+    } else {
+        reader.read_to_end(&mut body)?;
+    }
+    Ok((status, body))
 }
 
 /// A WebDriver session: one headless Chromium window.
