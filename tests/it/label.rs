@@ -269,3 +269,53 @@ fn train_fits_labels_and_eval_error_measures_them() {
     assert!(held_out.status.success());
     assert!(!crate::common::cli::text(&held_out.stdout).contains("(12 games)"));
 }
+
+/// Labels packed with their games (`--pack`) reads back as the very records of its labels file,
+/// in a fraction of the bytes; `eval-error` reads either and measures the same; packing the
+/// labels of other games is refused.
+#[test]
+fn packed_labels_read_back_as_the_labels_file() {
+    let dir = scratch_dir("label-pack");
+    let packed = dir.join("all.lgz");
+    let labels = label(&dir, "all.labels", &["--pack", packed.to_str().unwrap()]);
+    let (original, unpacked) = (read(&labels), read(&packed));
+    assert_eq!(unpacked, original);
+    assert!(original.labels.iter().any(|l| l.depth == 0));
+    assert!(original.labels.iter().any(|l| l.depth == 2));
+    let (labels_bytes, packed_bytes) = (
+        std::fs::metadata(&labels).unwrap().len(),
+        std::fs::metadata(&packed).unwrap().len(),
+    );
+    assert!(
+        packed_bytes * 8 < labels_bytes,
+        "{packed_bytes} against {labels_bytes} bytes"
+    );
+    assert_eq!(
+        midgame_error(&dir, &packed, "builtin"),
+        midgame_error(&dir, &labels, "builtin")
+    );
+
+    // The games of another run cannot be packed with these labels.
+    let mut other = std::fs::read_to_string(fixture(GAMES)).unwrap();
+    other = other.lines().rev().collect::<Vec<_>>().join("\n");
+    std::fs::write(dir.join("other.txt"), other).unwrap();
+    let out = oxello_in(
+        &dir,
+        &[
+            "label",
+            "other.txt",
+            "--out",
+            "all.labels",
+            "--depth",
+            "2",
+            "--exact-empties",
+            "10",
+            "--threads",
+            "1",
+            "--pack",
+            "other.lgz",
+        ],
+    );
+    assert_fails_with(&out, "the games given are not the ones labelled");
+    assert!(!dir.join("other.lgz").exists());
+}

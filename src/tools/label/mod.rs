@@ -10,10 +10,12 @@
 //! whatever the threads and interruptions.
 
 pub mod format;
+pub mod packed;
 
 use super::dataset::{exact_scores, load_all_games, positions_of, ExactSolver, GameSources};
 use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Board, Position};
+use crate::book::write_atomically;
 use crate::engine::{all_cores, Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::random::seeded_hash;
@@ -51,6 +53,11 @@ pub struct LabelArgs {
     /// This machine's share of the run: i/n labels the games of rank i, i + n, i + 2n, ...
     #[arg(long, default_value = "0/1")]
     shard: String,
+    /// Once the shard is labelled, also write its labels packed with their games to this file
+    /// (gzip, about 1.3 bytes a position: the form kept in the repository; `train` and
+    /// `eval-error` read it as they read the labels file).
+    #[arg(long)]
+    pack: Option<PathBuf>,
 }
 
 /// The order in which a run labels `games` games: game indices sorted by a hash of the seed.
@@ -286,6 +293,20 @@ pub fn run(
         written,
         ranks.len()
     );
+    if let Some(pack_path) = &args.pack {
+        let file = LabelsFile::read_complete(&args.out)?;
+        let bytes = packed::pack(&file, |rank| {
+            order.get(rank as usize).map(|&index| &games[index])
+        })
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;
+        write_atomically(pack_path, &bytes)?;
+        println!(
+            "{}: {} positions packed with their games in {} bytes",
+            pack_path.display(),
+            file.labels.len(),
+            bytes.len()
+        );
+    }
     Ok(())
 }
 
