@@ -59,17 +59,11 @@ impl EdaxBook {
     /// Every other position, the header's options and, when nothing changed, the date stay as
     /// they were. A position of this book that `book` lacks stays too.
     pub fn updated(&self, book: &Book, date: EdaxDate) -> EdaxBook {
-        let seen: HashMap<Board, BookEntry> = self
-            .to_book()
-            .entries()
-            .iter()
-            .map(|e| (e.board, *e))
-            .collect();
         let mut update = Update::new(self.clone());
         for entry in book.entries() {
-            if seen
-                .get(&entry.board)
-                .is_some_and(|old| same_search(old, entry))
+            if self
+                .entry_before(&update.index_of, &entry.board)
+                .is_some_and(|old| same_search(&old, entry))
             {
                 continue;
             }
@@ -196,47 +190,59 @@ impl EdaxBook {
     /// opposite of the leaf's score, with no exit. Values negamaxed again.
     pub fn to_book(&self) -> Book {
         let index_of = board_index(&self.positions);
-        let entries = self.positions.iter().filter_map(|p| {
-            let empties = p.board.empty_count();
-            let (depth, selectivity) = edax_level(p.level, empties);
-            let exact = depth == empties && selectivity == NO_SELECTIVITY;
-            let depth = p.level.min(60);
-            let games = p.lines;
-            if is_book_position(&p.board) {
-                let exit_move = if p.leaf.square < 64 {
-                    p.leaf.square
-                } else {
-                    NO_EXIT
-                };
-                Some(BookEntry {
-                    board: p.board,
-                    value: p.value.clamp(-64, 64) as i8,
-                    exit_move,
-                    exit_score: if exit_move == NO_EXIT {
-                        0
-                    } else {
-                        p.leaf.score.clamp(-64, 64)
-                    },
-                    depth,
-                    exact,
-                    games,
-                })
-            } else if p.leaf.square == PASS && i16::from(p.leaf.score) > -SCORE_INF {
-                let (after_pass, _) = p.board.pass().canonical();
-                (!index_of.contains_key(&after_pass)).then_some(BookEntry {
-                    board: after_pass,
-                    value: (-p.leaf.score).clamp(-64, 64),
-                    exit_move: NO_EXIT,
-                    exit_score: 0,
-                    depth,
-                    exact,
-                    games,
-                })
+        Book::new(self.positions.iter().filter_map(|p| entry_of(p, &index_of)))
+    }
+
+    /// The entry [`EdaxBook::to_book`] gives the position on (canonical) `board`, before its
+    /// value is negamaxed; `index_of` is [`board_index`] of this book's positions.
+    fn entry_before(&self, index_of: &HashMap<Board, usize>, board: &Board) -> Option<BookEntry> {
+        let position = match index_of.get(board) {
+            Some(&i) => &self.positions[i],
+            None => &self.positions[*index_of.get(&board.pass().canonical().0)?],
+        };
+        entry_of(position, index_of).filter(|e| e.board == *board)
+    }
+}
+
+/// oxello's entry for an Edax position (see [`EdaxBook::to_book`]), its value not negamaxed.
+fn entry_of(p: &EdaxPosition, index_of: &HashMap<Board, usize>) -> Option<BookEntry> {
+    let empties = p.board.empty_count();
+    let (depth, selectivity) = edax_level(p.level, empties);
+    let exact = depth == empties && selectivity == NO_SELECTIVITY;
+    let depth = p.level.min(60);
+    let games = p.lines;
+    if is_book_position(&p.board) {
+        let exit_move = if p.leaf.square < 64 {
+            p.leaf.square
+        } else {
+            NO_EXIT
+        };
+        Some(BookEntry {
+            board: p.board,
+            value: p.value.clamp(-64, 64) as i8,
+            exit_move,
+            exit_score: if exit_move == NO_EXIT {
+                0
             } else {
-                None
-            }
-        });
-        Book::new(entries)
+                p.leaf.score.clamp(-64, 64)
+            },
+            depth,
+            exact,
+            games,
+        })
+    } else if p.leaf.square == PASS && i16::from(p.leaf.score) > -SCORE_INF {
+        let (after_pass, _) = p.board.pass().canonical();
+        (!index_of.contains_key(&after_pass)).then_some(BookEntry {
+            board: after_pass,
+            value: (-p.leaf.score).clamp(-64, 64),
+            exit_move: NO_EXIT,
+            exit_score: 0,
+            depth,
+            exact,
+            games,
+        })
+    } else {
+        None
     }
 }
 
