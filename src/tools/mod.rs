@@ -6,6 +6,7 @@ pub mod book;
 pub mod dataset;
 pub mod eval_error;
 pub mod label;
+pub mod openings;
 pub mod perft;
 pub mod selfplay;
 pub mod solve;

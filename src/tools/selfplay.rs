@@ -1,14 +1,16 @@
 //! `oxello selfplay`: games from randomised openings, searched at a fixed depth and played
 //! exactly from a number of empties on, written as `<transcript> <black final score>` lines
-//! (the format `oxello train` reads). Game `g` of a run belongs to shard `g mod n`, and its
-//! random opening depends only on the seed and `g`, so shards are disjoint and reproducible
-//! and their outputs can simply be concatenated.
+//! (the format `oxello train` reads). A game opens with a line drawn from a list of openings
+//! (`--openings`, e.g. the XOT lists) if one is given, then random moves. Game `g` of a run
+//! belongs to shard `g mod n`, and its opening depends only on the seed, the list and `g`, so
+//! shards are disjoint and reproducible and their outputs can simply be concatenated.
 //!
 //! Games are written in batches as they finish, in game order, so an interrupted run resumes
 //! from its output file: the complete lines it holds are checked to be this run's first games
-//! (their random openings must be the ones the seed gives) and the rest are played.
+//! (their openings must be the ones the seed gives) and the rest are played.
 
 use super::dataset::parse_game_line;
+use super::openings::parse_openings;
 use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
@@ -21,15 +23,20 @@ use std::path::Path;
 
 /// Games played between two writes of the output.
 const BATCH_GAMES: usize = 64;
+/// Mixed into the seed for the draw of a game's opening line, so that it does not follow
+/// the draw of its first random move.
+const OPENING_DRAW: u64 = 0x09E7_11E5;
 
 /// Selfplay settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SelfplayConfig {
     /// Games in the whole run (over all shards).
     pub games: u64,
     /// Midgame search depth.
     pub depth: u32,
-    /// Random moves at the start of each game.
+    /// Opening lines, one drawn for each game (none: the games open with random moves alone).
+    pub openings: Vec<Vec<Move>>,
+    /// Random moves at the start of each game, after its opening line.
     pub random_plies: u32,
     /// From this many empties on, moves are found by exact solving.
     pub exact_empties: u32,
@@ -46,18 +53,27 @@ impl SelfplayConfig {
     }
 }
 
-/// The random moves that open game number `game` (passes explicit): fixed by the seed and
-/// the game's number alone.
-pub fn random_opening(config: &SelfplayConfig, game: u64) -> Vec<Move> {
-    let mut position = Position::START;
-    let mut moves = Vec::new();
+/// The moves that open game number `game` (passes explicit): its opening line, drawn from
+/// the list, then the random moves; fixed by the seed, the list and the game's number alone.
+pub fn opening(config: &SelfplayConfig, game: u64) -> Vec<Move> {
+    let mut moves = if config.openings.is_empty() {
+        Vec::new()
+    } else {
+        let drawn = seeded_hash(config.seed ^ OPENING_DRAW, game) % config.openings.len() as u64;
+        config.openings[drawn as usize].clone()
+    };
+    let mut position = moves
+        .iter()
+        .try_fold(Position::START, |p, &mv| p.play(mv))
+        .expect("opening lines are checked when read");
+    let line = moves.len();
     let mut random = seeded_hash(config.seed, game);
-    while (moves.len() as u32) < config.random_plies && !position.board.is_game_over() {
+    while ((moves.len() - line) as u32) < config.random_plies && !position.board.is_game_over() {
         let legal = position.board.moves();
         let mv = if legal == 0 {
             Move::Pass
         } else {
-            random = seeded_hash(random, moves.len() as u64);
+            random = seeded_hash(random, (moves.len() - line) as u64);
             let pick = (random % u64::from(legal.count_ones())) as usize;
             Move::Play(Squares(legal).nth(pick).expect("pick is below the count") as u8)
         };
@@ -69,7 +85,7 @@ pub fn random_opening(config: &SelfplayConfig, game: u64) -> Vec<Move> {
 
 /// Plays game number `game`: its transcript and Black's final disc difference.
 pub fn play_game(engine: &mut Engine, config: &SelfplayConfig, game: u64) -> (Vec<Move>, i32) {
-    let mut moves = random_opening(config, game);
+    let mut moves = opening(config, game);
     let mut position = Position::START;
     engine.new_game(position);
     for &mv in &moves {
@@ -131,8 +147,8 @@ fn play_games(
 }
 
 /// How many of this shard's games an earlier run wrote to `path` (0 if there is no file).
-/// Every complete line must be a finished game with its true score, opened by the random
-/// moves of the game it stands for; an unfinished last line is cut off the file.
+/// Every complete line must be a finished game with its true score, opened by the opening
+/// of the game it stands for; an unfinished last line is cut off the file.
 pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usize> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -157,11 +173,16 @@ pub fn resume_point(path: &Path, config: &SelfplayConfig) -> anyhow::Result<usiz
                 config.games
             ))
         })?;
-        let opening = random_opening(config, game);
-        if !played.moves.starts_with(&opening) {
+        if !played.moves.starts_with(&opening(config, game)) {
             return Err(at(format!(
-                "this is not game {game} of seed {} with {} random moves: resume with the settings the file was begun with (--seed, --random-plies, --shard) or write another file",
-                config.seed, config.random_plies
+                "this is not game {game} of seed {} with {} random moves{}: resume with the settings the file was begun with (--seed, --openings, --random-plies, --shard) or write another file",
+                config.seed,
+                config.random_plies,
+                if config.openings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" after lines of {} openings", config.openings.len())
+                }
             )));
         }
     }
@@ -185,7 +206,11 @@ pub struct SelfplayArgs {
     /// Midgame depth.
     #[arg(long, default_value_t = 8)]
     depth: u32,
-    /// Random moves at the start of each game.
+    /// A file of opening lines (one a line, e.g. data/xot-openings-large.txt): each game opens
+    /// with one, drawn by the seed, before its random moves.
+    #[arg(long)]
+    openings: Option<std::path::PathBuf>,
+    /// Random moves at the start of each game (after its opening line, if any).
     #[arg(long, default_value_t = 10)]
     random_plies: u32,
     /// Solve exactly from this many empties.
@@ -206,9 +231,23 @@ pub struct SelfplayArgs {
 /// Runs `oxello selfplay`, writing the games to the output file (resuming from it when it
 /// exists) or stdout.
 pub fn run(args: &SelfplayArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+    let openings = match &args.openings {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            let openings =
+                parse_openings(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            if openings.is_empty() {
+                anyhow::bail!("{} holds no opening", path.display());
+            }
+            openings
+        }
+        None => Vec::new(),
+    };
     let config = SelfplayConfig {
         games: args.games,
         depth: args.depth,
+        openings,
         random_plies: args.random_plies,
         exact_empties: args.exact_empties,
         seed: args.seed,

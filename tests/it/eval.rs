@@ -319,6 +319,7 @@ fn selfplay_is_reproducible_and_shards_are_disjoint() {
     let config = SelfplayConfig {
         games: 6,
         depth: 1,
+        openings: Vec::new(),
         random_plies: 8,
         exact_empties: 8,
         seed: 5,
@@ -330,7 +331,7 @@ fn selfplay_is_reproducible_and_shards_are_disjoint() {
     let half = |shard| {
         let config = SelfplayConfig {
             shard: (shard, 2),
-            ..config
+            ..config.clone()
         };
         selfplay(&config, &evaluation, &|| {}).unwrap()
     };
@@ -357,4 +358,39 @@ fn selfplay_is_reproducible_and_shards_are_disjoint() {
         assert_eq!(position.black_final_score(), game.black_score);
     }
     std::fs::remove_file(&path).ok();
+}
+
+/// Games opened by lines of an opening list: each begins with one of the lines, then its
+/// random moves; different games draw different lines; the same run plays the same games.
+#[test]
+fn selfplay_opens_games_with_lines_of_a_list() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/xot-openings-small.txt"),
+    )
+    .unwrap();
+    let openings = oxello::tools::arena::parse_openings(&text).unwrap();
+    let config = SelfplayConfig {
+        games: 6,
+        depth: 1,
+        openings: openings.clone(),
+        random_plies: 2,
+        exact_empties: 8,
+        seed: 3,
+        shard: (0, 1),
+    };
+    let evaluation = Evaluation::default();
+    let lines = selfplay(&config, &evaluation, &|| {}).unwrap();
+    assert_eq!(lines, selfplay(&config, &evaluation, &|| {}).unwrap());
+    let mut drawn = std::collections::HashSet::new();
+    for line in &lines {
+        let (game, end) = oxello::tools::dataset::parse_game_line(line).unwrap();
+        assert!(end.board.is_game_over());
+        let line_used = openings
+            .iter()
+            .position(|o| game.moves.starts_with(o))
+            .unwrap_or_else(|| panic!("{line} opens with no line of the list"));
+        drawn.insert(line_used);
+        assert!(game.moves.len() >= openings[line_used].len() + 2);
+    }
+    assert!(drawn.len() > 1, "games draw different lines");
 }

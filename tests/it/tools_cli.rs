@@ -5,7 +5,7 @@
 use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
 
 use oxello::eval::Evaluation;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn match_finds_its_openings_from_any_directory() {
@@ -171,6 +171,54 @@ fn selfplay_resumes_its_file_and_refuses_another_runs() {
         "bad.txt line 1: 'f5d6c3 +4' is not a finished game with its score",
     );
     assert_eq!(read("whole.txt"), whole);
+
+    // Games opened by XOT lines: a file begun with random openings is not resumed with lines.
+    let xot = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/xot-openings-small.txt");
+    let with_lines = |file: &str| {
+        oxello_in(
+            &dir,
+            &[
+                "selfplay",
+                "--games",
+                "4",
+                "--depth",
+                "1",
+                "--random-plies",
+                "0",
+                "--exact-empties",
+                "6",
+                "--seed",
+                "3",
+                "--output",
+                file,
+                "--openings",
+                xot.to_str().unwrap(),
+            ],
+        )
+    };
+    assert!(with_lines("xot.txt").status.success());
+    let first_lines: Vec<String> = std::fs::read_to_string(&xot)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for game in read("xot.txt").lines() {
+        assert!(
+            first_lines
+                .iter()
+                .any(|line| game.starts_with(line.as_str())),
+            "{game}"
+        );
+    }
+    assert_fails_with(
+        &with_lines("whole.txt"),
+        "after lines of 3623 openings: resume with the settings",
+    );
+    std::fs::write(dir.join("empty.txt"), "% no openings\n").unwrap();
+    assert_fails_with(
+        &oxello_in(&dir, &["selfplay", "--openings", "empty.txt"]),
+        "empty.txt holds no opening",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

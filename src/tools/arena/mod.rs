@@ -11,15 +11,14 @@
 
 pub mod command;
 mod game;
-mod openings;
 mod player;
 mod process;
 pub mod records;
 mod resume;
 pub mod stats;
 
+pub use crate::tools::openings::{choose_openings, parse_openings, BUILTIN_XOT};
 pub use game::GameOutcome;
-pub use openings::{choose_openings, parse_openings, BUILTIN_XOT};
 pub use player::{EngineSpec, Failure, Protocol, TimeControl};
 pub use stats::{Outcomes, Sprt, SprtVerdict};
 

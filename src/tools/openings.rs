@@ -1,11 +1,12 @@
-//! Opening lists: one transcript a line (the XOT format), chosen reproducibly by a seed.
+//! Opening lists: one transcript a line (the XOT format), chosen reproducibly by a seed, for
+//! matches and selfplay.
 
 use crate::board::Move;
 use crate::notation::parse_transcript_lines;
 
 /// Matthias Berg's large XOT list (10,784 balanced 8-move openings), built into the binary so
 /// that `oxello match` finds its openings from any directory.
-pub const BUILTIN_XOT: &str = include_str!("../../../data/xot-openings-large.txt");
+pub const BUILTIN_XOT: &str = include_str!("../../data/xot-openings-large.txt");
 
 /// Reads openings from `text`, one transcript a line; blank lines and `%`/`#` comments skipped.
 pub fn parse_openings(text: &str) -> Result<Vec<Vec<Move>>, String> {
