@@ -79,6 +79,14 @@ fn read_layout(bytes: &[u8]) -> (Header, Vec<Record>) {
     (header, records)
 }
 
+/// Asserts that two lists hold the same records, whatever their order.
+fn assert_same_records(mut got: Vec<Record>, mut expected: Vec<Record>) {
+    let key = |r: &Record| (r.board.player, r.board.opponent);
+    got.sort_by_key(key);
+    expected.sort_by_key(key);
+    assert_eq!(got, expected);
+}
+
 /// Lays out an Edax book byte by byte.
 fn write_layout(release: u8, options: [i32; 5], records: &[Record]) -> Vec<u8> {
     let mut bytes = b"XADEKOOB".to_vec();
@@ -449,13 +457,9 @@ fn an_edax_book_imports_and_exports_back_as_edax_writes_it() {
     // Exported again, every field is as it was (the position after f5 d6 has Edax's
     // midgame bounds, the others those of their links); only the date differs.
     let edax = EdaxBook::from_book(&book, EdaxDate::now());
-    let (header, mut exported) = read_layout(&edax.to_bytes(EdaxRelease::V4_6));
+    let (header, exported) = read_layout(&edax.to_bytes(EdaxRelease::V4_6));
     assert_eq!(header.options, [20, 58, 2, 1, 0]);
-    let mut original = records.clone();
-    let key = |r: &Record| (r.board.player, r.board.opponent);
-    original.sort_by_key(key);
-    exported.sort_by_key(key);
-    assert_eq!(exported, original);
+    assert_same_records(exported, records);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -779,12 +783,8 @@ fn a_must_pass_position_with_a_pass_leaf_survives_import_and_export() {
         &["book", "export-edax", "pass.book", "--out", "back.dat"],
     );
     assert_prints(&out, "back.dat: 2 positions");
-    let (_, mut back) = read_layout(&std::fs::read(dir.join("back.dat")).unwrap());
-    let mut original = records.clone();
-    let key = |r: &Record| (r.board.player, r.board.opponent);
-    original.sort_by_key(key);
-    back.sort_by_key(key);
-    assert_eq!(back, original);
+    let (_, back) = read_layout(&std::fs::read(dir.join("back.dat")).unwrap());
+    assert_same_records(back, records);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -852,11 +852,7 @@ fn an_unchanged_edax_book_is_written_back_byte_for_byte() {
         old_buckets.windows(2).all(|w| w[0] <= w[1]),
         "Edax 4.4's order"
     );
-    let key = |r: &Record| (r.board.player, r.board.opponent);
-    let (mut a, mut b) = (old, records);
-    a.sort_by_key(key);
-    b.sort_by_key(key);
-    assert_eq!(a, b);
+    assert_same_records(old, records);
     std::fs::remove_dir_all(&dir).ok();
 }
 
