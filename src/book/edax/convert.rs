@@ -59,14 +59,21 @@ impl EdaxBook {
     /// Every other position, the header's options and, when nothing changed, the date stay as
     /// they were. A position of this book that `book` lacks stays too.
     pub fn updated(&self, book: &Book, date: EdaxDate) -> EdaxBook {
-        let mut update = Update::new(self.clone());
-        for entry in book.entries() {
-            if self
-                .entry_before(&update.index_of, &entry.board)
-                .is_some_and(|old| same_search(&old, entry))
-            {
-                continue;
-            }
+        let index_of = board_index(&self.positions);
+        let changed: Vec<&BookEntry> = book
+            .entries()
+            .iter()
+            .filter(|entry| {
+                !self
+                    .entry_before(&index_of, &entry.board)
+                    .is_some_and(|old| same_search(&old, entry))
+            })
+            .collect();
+        if changed.is_empty() {
+            return self.clone();
+        }
+        let mut update = Update::new(self.clone(), index_of);
+        for entry in changed {
             if update.index_of.contains_key(&entry.board) || !is_pass_leaf(book, entry) {
                 let i = update.position(entry.board, entry.depth);
                 update.set_leaf(i, leaf_of(entry), entry.depth);
@@ -81,9 +88,6 @@ impl EdaxBook {
                 };
                 update.set_leaf(i, leaf, entry.depth);
             }
-        }
-        if update.changed.is_empty() {
-            return self.clone();
         }
         update.link();
         let mut edax = update.edax;
@@ -259,8 +263,8 @@ struct Update {
 }
 
 impl Update {
-    fn new(edax: EdaxBook) -> Update {
-        let index_of = board_index(&edax.positions);
+    /// An update of `edax`, whose [`board_index`] is `index_of`.
+    fn new(edax: EdaxBook, index_of: HashMap<Board, usize>) -> Update {
         let original = edax.positions.len();
         Update {
             edax,
