@@ -1,5 +1,6 @@
 //! The data files: every FFO position parses with exactly its legal moves listed, every XOT
-//! opening is legal, and every WTHOR game of the fixtures replays legally to its recorded score.
+//! opening is legal, every WTHOR game of the fixtures replays legally to its recorded score,
+//! and every packed training shard reads back as its name says.
 
 use oxello::board::{Move, Squares};
 use oxello::notation::{parse_obf_file, read_wthor_file};
@@ -100,4 +101,48 @@ fn the_wide_bench_set_holds_96_legal_midgame_positions() {
         assert!((24..=40).contains(&discs), "{discs} discs");
         assert!(!position.board.is_game_over());
     }
+}
+
+/// Every packed shard of `data/training/` reads back: its settings and shard are the ones its
+/// name says, every game replays, every score is a disc difference, and README lists it with
+/// its count of positions.
+#[test]
+fn every_training_shard_reads_back_as_its_name_says() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/training");
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let mut shards = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "lgz") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let file = oxello::tools::label::format::LabelsFile::read_complete(&path)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // wthor-d10-e20-s<i>of<n>
+        let fields: Vec<&str> = name.split('-').collect();
+        let depth: u8 = fields[1].trim_start_matches('d').parse().unwrap();
+        let exact: u8 = fields[2].trim_start_matches('e').parse().unwrap();
+        let (shard, of) = fields[3].trim_start_matches('s').split_once("of").unwrap();
+        let (shard, of): (u32, u32) = (shard.parse().unwrap(), of.parse().unwrap());
+        assert_eq!(
+            (file.header.depth, file.header.exact_empties),
+            (depth, exact),
+            "{name}"
+        );
+        assert!(!file.labels.is_empty(), "{name}");
+        for label in &file.labels {
+            assert_eq!(label.game % of, shard, "{name}: game {}", label.game);
+            assert!((-64..=64).contains(&label.score));
+            assert!(label.depth == 0 || label.depth == depth);
+            assert!(
+                label.board.moves() != 0,
+                "{name}: a labelled position has a move"
+            );
+        }
+        let listed = format!("| {name}.lgz | {} |", file.labels.len());
+        assert!(readme.contains(&listed), "README lists {listed}");
+        shards += 1;
+    }
+    assert!(shards > 0, "data/training holds shards");
 }
