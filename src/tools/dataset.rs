@@ -2,7 +2,7 @@
 //! theoretical score) and `oxello selfplay` transcripts (the exact score), turned into
 //! positions labelled with the final disc difference for the side to move.
 
-use super::label::format::LabelsFile;
+use super::label::packed::read_labels;
 use super::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
@@ -197,7 +197,7 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
 pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<Vec<(u64, Vec<Example>)>> {
     let mut per_game: Vec<(u64, Vec<Example>)> = Vec::new();
     for path in files {
-        let file = LabelsFile::read_complete(path)?;
+        let file = read_labels(path)?;
         for label in file.labels {
             let example = Example {
                 board: label.board,

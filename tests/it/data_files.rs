@@ -117,7 +117,7 @@ fn every_training_shard_reads_back_as_its_name_says() {
             continue;
         }
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let file = oxello::tools::label::format::LabelsFile::read_complete(&path)
+        let file = oxello::tools::label::packed::read_labels(&path)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // wthor-d10-e20-s<i>of<n>
         let fields: Vec<&str> = name.split('-').collect();

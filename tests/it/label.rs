@@ -46,7 +46,7 @@ fn run_label(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn read(path: &Path) -> LabelsFile {
-    LabelsFile::read_complete(path).unwrap()
+    oxello::tools::label::packed::read_labels(path).unwrap()
 }
 
 /// Every position of the fixture's games where the side to move has a move, in its least

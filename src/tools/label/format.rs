@@ -182,15 +182,15 @@ impl LabelsFile {
 
     /// Reads a whole labels file for training: a file cut short in a record is an error here
     /// (only `oxello label` resuming mends one).
-    /// A packed file ([`super::packed`]) is read as the labels file it was packed from.
     pub fn read_complete(path: &Path) -> anyhow::Result<LabelsFile> {
         let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let file = if super::packed::is_packed(&bytes) {
-            super::packed::unpack(&bytes)
-        } else {
-            LabelsFile::from_bytes(&bytes)
-        }
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        LabelsFile::complete_from_bytes(path, &bytes)
+    }
+
+    /// [`LabelsFile::read_complete`] of bytes already read from `path`.
+    pub fn complete_from_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<LabelsFile> {
+        let file = LabelsFile::from_bytes(bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         if file.partial_bytes != 0 {
             anyhow::bail!(
                 "{}: truncated after record {} ({} stray bytes); run oxello label on it again to mend it",

@@ -296,7 +296,9 @@ pub fn run(
     if let Some(pack_path) = &args.pack {
         let file = LabelsFile::read_complete(&args.out)?;
         let bytes = packed::pack(&file, |rank| {
-            order.get(rank as usize).map(|&index| &games[index])
+            order
+                .get(rank as usize)
+                .map(|&index| games[index].moves.as_slice())
         })
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;
         write_atomically(pack_path, &bytes)?;

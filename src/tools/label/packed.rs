@@ -20,29 +20,37 @@
 //!
 //! Reading a packed file replays each game and gives back the labels file's records exactly
 //! ([`LabelsFile`]); packing checks that every record is a position of its game.
+//! [`read_labels`] reads either kind of file.
 
 use super::format::{Label, LabelsFile, LabelsHeader};
 use crate::board::{Move, Position};
-use crate::tools::dataset::LabelledGame;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use std::io::{Read, Write};
+use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"OXPACKED";
 const VERSION: u16 = 1;
 /// The label byte of a position the run did not label.
 const NO_LABEL: u8 = 127;
 
-/// Whether bytes are a packed labels file (gzip's magic: the packed magic is inside).
-pub fn is_packed(bytes: &[u8]) -> bool {
-    bytes.starts_with(&[0x1f, 0x8b])
+/// Reads labels for training, from a labels file or a packed one (told apart by gzip's magic;
+/// the packed magic is inside).
+pub fn read_labels(path: &Path) -> anyhow::Result<LabelsFile> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        unpack(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    } else {
+        LabelsFile::complete_from_bytes(path, &bytes)
+    }
 }
 
-/// Packs a labels file's records with the games they label: `game_of(rank)` is the game of
-/// that rank in the run's order. An error names a record that is not a position of its game.
+/// Packs a labels file's records with the games they label: `game_of(rank)` is the moves of
+/// the game of that rank in the run's order (passes explicit). An error names a record that is
+/// not a position of its game.
 pub fn pack<'a>(
     file: &LabelsFile,
-    game_of: impl Fn(u32) -> Option<&'a LabelledGame>,
+    game_of: impl Fn(u32) -> Option<&'a [Move]>,
 ) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
@@ -64,7 +72,7 @@ pub fn pack<'a>(
 fn pack_game(
     out: &mut Vec<u8>,
     rank: u32,
-    game: &LabelledGame,
+    game: &[Move],
     labels: &[Label],
     header: LabelsHeader,
 ) -> Result<(), String> {
@@ -73,7 +81,7 @@ fn pack_game(
     let mut exact = 0u64;
     let mut position = Position::START;
     let mut next = labels.iter().peekable();
-    for &mv in &game.moves {
+    for &mv in game {
         if let Move::Play(square) = mv {
             let label = next.next_if(|l| l.board == position.board);
             if label.is_some_and(|l| l.depth == 0) {
