@@ -3,7 +3,7 @@
 //!
 //! A function's instructions are fixed when it is compiled, and a function compiled without
 //! AVX2, BMI or POPCNT cannot inline one that uses them. So the recursive functions of the
-//! search are each compiled once per level by [`per_level!`]: a clone marked with the level's
+//! search are each compiled once per level by `per_level!`: a clone marked with the level's
 //! `#[target_feature]`, into which the body and everything it inlines (moves, flips, counts,
 //! the evaluation) are compiled with those instructions, and a small dispatcher that calls
 //! the clone of the level this CPU has. The moves and flips pick their SIMD versions by the
@@ -97,7 +97,7 @@ pub fn level() -> Level {
 }
 
 /// An instruction-set level fixed at compile time, as a token: the code a level's clone
-/// ([`per_level!`]) inlines takes the token of its level, so that the moves, the flips and the
+/// (`per_level!`) inlines takes the token of its level, so that the moves, the flips and the
 /// evaluation pick their versions with no test at run time, and the search's recursion calls
 /// the clones of the same level directly. [`IsaDetected`] is for code outside the clones,
 /// which asks [`level`] at each call.

@@ -172,8 +172,8 @@ impl TranspositionTable {
     /// page compaction), and mapping a table of gigabytes takes seconds, during which an
     /// engine that waited would not answer. The first [`COMMITTED_AT_ONCE`] bytes are mapped
     /// now; the rest by a thread of low priority, the table using only its mapped part (see
-    /// [`ZeroedArray::commit_in_background`]) until all of it is, each doubling carrying its
-    /// entries along ([`spread_entries`]). A table larger
+    /// `ZeroedArray::commit_in_background`) until all of it is, each doubling carrying its
+    /// entries along (`spread_entries`). A table larger
     /// than half the machine's memory is left to be mapped as it is used, so that asking for
     /// too much slows the engine down rather than getting it killed.
     pub fn commit_memory(&mut self) {

@@ -54,7 +54,7 @@ pub enum JobState {
     Done,
     /// Stopped by a stop request or by a newer job; what it found so far is kept.
     Stopped,
-    /// Ended by a fault of the engine (its message in [`JobStatus::error`]).
+    /// Ended by a fault of the engine (its message in `JobStatus::error`).
     Failed,
 }
 

@@ -1,4 +1,4 @@
-//! `oxello web`: a board in the browser over the same [`Engine`] the protocols drive. A person
+//! `oxello web`: a board in the browser over the same [`Engine`](crate::engine::Engine) the protocols drive. A person
 //! plays against the engine, asks for every move's score, sets up positions and reviews games.
 //!
 //! The page and its assets are built into the binary (`assets/`); a small HTTP server (`http`

@@ -1,5 +1,5 @@
 //! Edax's opening book file (`book.dat`), read and written as Edax 4.4 and 4.6 do, and its
-//! conversion to and from oxello's [`Book`].
+//! conversion to and from oxello's [`Book`](crate::book::Book).
 //!
 //! The file, all numbers little-endian:
 //!
