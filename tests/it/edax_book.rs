@@ -507,6 +507,22 @@ fn the_engine_plays_from_an_edax_book_in_both_protocols() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Plays `moves` from the start in an NBoard session on the book at `path`, asks it to learn
+/// the game and waits until it has.
+fn learn_over_nboard(path: &Path, moves: &[&str]) {
+    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
+    e.send("nboard 2");
+    for mv in moves {
+        e.send(&format!("move {mv}"));
+    }
+    e.send("learn");
+    e.send("ping 1");
+    let lines = e.until(Duration::from_secs(60), |l| l == "pong 1");
+    assert_eq!(lines, ["set myname oxello", "learned", "pong 1"]);
+    e.send("quit");
+    assert!(e.close(Duration::from_secs(5)).success());
+}
+
 /// NBoard `learn` saves what it learns into an Edax book as an Edax book, of the release it
 /// came as.
 #[test]
@@ -518,17 +534,10 @@ fn nboard_learn_keeps_an_edax_book_in_edaxs_format() {
         write_layout(6, [4, 24, 2, 1, 0], &small_edax_book_at(4)),
     )
     .unwrap();
-    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
-    e.send("nboard 2");
-    for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"] {
-        e.send(&format!("move {mv}"));
-    }
-    e.send("learn");
-    e.send("ping 1");
-    let lines = e.until(Duration::from_secs(60), |l| l == "pong 1");
-    assert_eq!(lines, ["set myname oxello", "learned", "pong 1"]);
-    e.send("quit");
-    assert!(e.close(Duration::from_secs(5)).success());
+    learn_over_nboard(
+        &path,
+        &["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"],
+    );
     let bytes = std::fs::read(&path).unwrap();
     let (header, records) = read_layout(&bytes);
     assert_eq!((header.magic, header.release), (*b"XADEKOOB", 6));
@@ -636,14 +645,6 @@ fn record_of(p: &EdaxPosition) -> Record {
 /// A position with nothing negamaxed yet.
 fn unscored(board: Board, level: u8, links: Vec<u8>, leaf: (i8, u8)) -> EdaxPosition {
     EdaxPosition {
-        board,
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        lines: 0,
-        value: -127,
-        lower: -127,
-        upper: 127,
         level,
         links: links
             .into_iter()
@@ -653,6 +654,7 @@ fn unscored(board: Board, level: u8, links: Vec<u8>, leaf: (i8, u8)) -> EdaxPosi
             score: leaf.0,
             square: leaf.1,
         },
+        ..EdaxPosition::empty(board)
     }
 }
 
@@ -939,17 +941,7 @@ fn nboard_learn_updates_an_edax_book_in_place() {
     let (bytes, records) = edax_file(positions, [4, 24, 2, 1, 0], |b| b.player);
     assert!(records.iter().any(|r| r.links.iter().any(|l| l.0 == 127)));
     std::fs::write(&path, &bytes).unwrap();
-    let mut e = EngineProcess::start(&["--threads", "1", "--book", path.to_str().unwrap()]);
-    e.send("nboard 2");
-    for mv in line {
-        e.send(&format!("move {mv}"));
-    }
-    e.send("learn");
-    e.send("ping 1");
-    let lines = e.until(Duration::from_secs(60), |l| l == "pong 1");
-    assert_eq!(lines, ["set myname oxello", "learned", "pong 1"]);
-    e.send("quit");
-    assert!(e.close(Duration::from_secs(5)).success());
+    learn_over_nboard(&path, &line);
 
     let learned_bytes = std::fs::read(&path).unwrap();
     let (header, learned) = read_layout(&learned_bytes);

@@ -390,9 +390,7 @@ fn parent_discs(boards: &[Board]) -> HashSet<u64> {
     let mut discs = HashSet::new();
     for board in boards {
         for symmetry in Symmetry::ALL {
-            let occupied = Board::new(board.player | board.opponent, 0)
-                .transformed(symmetry)
-                .player;
+            let occupied = symmetry.apply(board.player | board.opponent);
             discs.insert(occupied);
             for square in Squares(occupied) {
                 discs.insert(occupied & !(1 << square));

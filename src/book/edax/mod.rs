@@ -178,8 +178,8 @@ pub enum EdaxBookError {
 }
 
 impl EdaxPosition {
-    /// A position with nothing known yet.
-    fn empty(board: Board) -> EdaxPosition {
+    /// A position with nothing known yet: no links, no leaf, Edax's unknown value and bounds.
+    pub fn empty(board: Board) -> EdaxPosition {
         EdaxPosition {
             board,
             wins: 0,

@@ -6,6 +6,7 @@ use crate::board::Position;
 use crate::book::edax::{EdaxBook, EdaxDate, EdaxRelease};
 use crate::book::{write_atomically, Book, BookFormat};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// `oxello book import-edax`.
 #[derive(clap::Args, Debug)]
@@ -57,8 +58,11 @@ pub fn run_import(args: &ImportArgs) -> anyhow::Result<()> {
 /// an oxello book is made into a new Edax book.
 pub fn run_export(args: &ExportArgs) -> anyhow::Result<()> {
     let (book, format) = match &args.book {
-        Some(path) => Book::read_file_with_format(path)?,
-        None => ((*Book::builtin()).clone(), BookFormat::Oxello),
+        Some(path) => {
+            let (book, format) = Book::read_file_with_format(path)?;
+            (Arc::new(book), format)
+        }
+        None => (Book::builtin(), BookFormat::Oxello),
     };
     let edax = match format {
         BookFormat::Edax(edax) => edax.updated(&book, EdaxDate::now()),
