@@ -5,7 +5,7 @@
 use clap::{Parser, Subcommand};
 
 use crate::tools::{
-    arena, bench, book, eval_error, label, perft, selfplay, solve, train, tune_mpc,
+    arena, bench, book, eval_error, label, perft, selfplay, solve, train, train_network, tune_mpc,
 };
 
 /// `oxello [OPTIONS] [COMMAND]`: the engine with no command, else a tool.
@@ -53,7 +53,8 @@ pub struct Cli {
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
     #[arg(long, global = true)]
     pub log_level: Option<log::LevelFilter>,
-    /// Evaluation: builtin (the trained patterns), simple, or a weights file.
+    /// Evaluation: linear (the built-in pattern weights; also `builtin`), simple, or a weights
+    /// or network file.
     #[arg(long, global = true, default_value = "builtin")]
     pub eval: String,
 }
@@ -69,6 +70,8 @@ pub enum Command {
     Match(Box<arena::command::MatchArgs>),
     /// Fit pattern weights to games (WTHOR .wtb files or selfplay transcripts).
     Train(train::TrainArgs),
+    /// Train the network evaluation on the linear evaluation's errors.
+    TrainNetwork(train_network::TrainNetworkArgs),
     /// Label the positions of games with search scores, for training.
     Label(label::LabelArgs),
     /// Play games against itself from random openings, for training.

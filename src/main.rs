@@ -10,7 +10,7 @@ use oxello::engine::EngineOptions;
 use oxello::eval::Evaluation;
 use oxello::protocol::ServerConfig;
 use oxello::tools::{
-    arena, bench, book, eval_error, label, perft, selfplay, solve, train, tune_mpc,
+    arena, bench, book, eval_error, label, perft, selfplay, solve, train, train_network, tune_mpc,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,6 +56,7 @@ fn main() -> Result<()> {
         }
         Some(Command::Match(args)) => arena::command::run(*args),
         Some(Command::Train(args)) => train::run(&args, &evaluation),
+        Some(Command::TrainNetwork(args)) => train_network::run(&args, &evaluation),
         Some(Command::Label(args)) => label::run(&args, cli.threads, &evaluation),
         Some(Command::Selfplay(args)) => selfplay::run(&args, &evaluation),
         Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),

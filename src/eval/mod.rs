@@ -1,16 +1,19 @@
 //! Static evaluation: a score in discs for the side to move, from a position that is not over.
 //!
-//! Two evaluations sit behind one [`Evaluator`] interface: the trained pattern evaluation
-//! ([`PatternEvaluator`], built into the binary, the default) and a hand-made one
-//! ([`SimpleEvaluator`]) kept as a baseline.
+//! Three evaluations sit behind one [`Evaluator`] interface: the trained linear pattern
+//! evaluation ([`PatternEvaluator`], built into the binary, the default), the network that
+//! corrects it ([`NetworkEvaluator`]), and a hand-made one ([`SimpleEvaluator`]) kept as a
+//! baseline.
 
 pub mod indices;
+pub mod network;
 mod pattern_eval;
 pub mod patterns;
 mod simple;
 pub mod weights;
 
 pub use indices::ParentIndices;
+pub use network::{NetworkError, NetworkEvaluator, NetworkWeights};
 pub use pattern_eval::PatternEvaluator;
 pub use simple::SimpleEvaluator;
 pub use weights::{Weights, WeightsError};
@@ -54,6 +57,8 @@ pub enum Evaluation {
     Simple,
     /// Pattern weights: the built-in ones or a file's.
     Patterns(Arc<PatternEvaluator>),
+    /// A network over the built-in pattern weights.
+    Network(Arc<NetworkEvaluator>),
 }
 
 /// The fingerprint of the hand-made evaluation: "simple" in ASCII.
@@ -66,17 +71,24 @@ impl Default for Evaluation {
 }
 
 impl Evaluation {
-    /// `simple`, `builtin`, or the path of a weights file.
+    /// `simple`, `linear` (or `builtin`: the built-in pattern weights), or the path of a
+    /// weights file or of a network file (told apart by their magic).
     pub fn from_name(name: &str) -> Result<Evaluation, String> {
         match name {
             "simple" => Ok(Evaluation::Simple),
-            "builtin" | "built-in" => Ok(Evaluation::default()),
+            "linear" | "builtin" | "built-in" => Ok(Evaluation::default()),
             path => {
                 let bytes = std::fs::read(path)
                     .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
-                PatternEvaluator::from_bytes(&bytes)
-                    .map(|e| Evaluation::Patterns(Arc::new(e)))
-                    .map_err(|e| format!("{path}: {e}"))
+                if bytes.starts_with(b"OXELLONN") {
+                    NetworkEvaluator::from_bytes(&bytes)
+                        .map(|e| Evaluation::Network(Arc::new(e)))
+                        .map_err(|e| format!("{path}: {e}"))
+                } else {
+                    PatternEvaluator::from_bytes(&bytes)
+                        .map(|e| Evaluation::Patterns(Arc::new(e)))
+                        .map_err(|e| format!("{path}: {e}"))
+                }
             }
         }
     }
@@ -88,6 +100,7 @@ impl Evaluation {
         match self {
             Evaluation::Simple => SIMPLE_FINGERPRINT,
             Evaluation::Patterns(patterns) => patterns.checksum(),
+            Evaluation::Network(network) => network.fingerprint(),
         }
     }
 }
@@ -98,6 +111,7 @@ impl Evaluator<Board> for Evaluation {
         match self {
             Evaluation::Simple => SimpleEvaluator.evaluate(board),
             Evaluation::Patterns(patterns) => patterns.evaluate(board),
+            Evaluation::Network(network) => network.evaluate(board),
         }
     }
 
@@ -106,6 +120,7 @@ impl Evaluator<Board> for Evaluation {
         match self {
             Evaluation::Simple => SimpleEvaluator.evaluate(board),
             Evaluation::Patterns(patterns) => patterns.evaluate_at(isa, board),
+            Evaluation::Network(network) => network.evaluate_at(isa, board),
         }
     }
 
@@ -114,21 +129,35 @@ impl Evaluator<Board> for Evaluation {
     where
         Self: Sized,
     {
-        let patterns = match self {
-            Evaluation::Simple => None,
-            Evaluation::Patterns(patterns) => Some((&**patterns, ParentIndices::of(isa, parent))),
+        /// What the children of one node share: the parent's indices.
+        enum Shared<'e> {
+            Simple,
+            Patterns(&'e PatternEvaluator, ParentIndices),
+            Network(&'e NetworkEvaluator, ParentIndices),
+        }
+        let shared = match self {
+            Evaluation::Simple => Shared::Simple,
+            Evaluation::Patterns(patterns) => {
+                Shared::Patterns(&**patterns, ParentIndices::of(isa, parent))
+            }
+            Evaluation::Network(network) => {
+                Shared::Network(&**network, ParentIndices::of(isa, parent))
+            }
         };
         let parent_opponent = parent.opponent;
         #[inline(always)]
-        move |square, child| match &patterns {
+        move |square, child| {
             // The flipped discs: the parent's opponent's, which the child's side to move lost.
-            Some((patterns, indices)) => patterns.evaluate_child(
-                isa,
-                indices,
-                (square, parent_opponent ^ child.player),
-                child,
-            ),
-            None => SimpleEvaluator.evaluate(child),
+            let flipped = (square, parent_opponent ^ child.player);
+            match &shared {
+                Shared::Patterns(patterns, indices) => {
+                    patterns.evaluate_child(isa, indices, flipped, child)
+                }
+                Shared::Network(network, indices) => {
+                    network.evaluate_child(isa, indices, flipped, child)
+                }
+                Shared::Simple => SimpleEvaluator.evaluate(child),
+            }
         }
     }
 }

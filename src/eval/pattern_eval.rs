@@ -101,9 +101,22 @@ impl PatternEvaluator {
     /// the side to move.
     #[inline(always)]
     fn raw_with<I: Isa>(&self, isa: I, board: &Board, indices: &Lanes) -> i32 {
+        self.raw_with_features(isa, board, indices, &feature_offsets_at(isa, board))
+    }
+
+    /// [`PatternEvaluator::raw_with`] given also where its counting features fall
+    /// ([`feature_offsets_at`]).
+    #[inline(always)]
+    pub(super) fn raw_with_features<I: Isa>(
+        &self,
+        _isa: I,
+        board: &Board,
+        indices: &Lanes,
+        features: &[usize; 4],
+    ) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
         let bias = i32::from(table[table.len() - 1]);
-        let features: i32 = feature_offsets_at(isa, board)
+        let features: i32 = features
             .iter()
             .map(|&offset| i32::from(table[self.features_start + offset]))
             .sum();
@@ -134,7 +147,7 @@ impl PatternEvaluator {
 /// Disc units of a raw score in 1/256 disc, rounded half away from zero, within the scores a
 /// game can end with.
 #[inline]
-fn to_discs(raw: i32) -> i32 {
+pub(super) fn to_discs(raw: i32) -> i32 {
     ((raw + raw.signum() * SCALE / 2) / SCALE).clamp(-63, 63)
 }
 

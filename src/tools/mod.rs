@@ -11,6 +11,7 @@ pub mod perft;
 pub mod selfplay;
 pub mod solve;
 pub mod train;
+pub mod train_network;
 pub mod tune_mpc;
 
 use crate::engine::{Engine, EngineOptions};

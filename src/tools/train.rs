@@ -216,6 +216,47 @@ pub fn train(
     (weights, reports)
 }
 
+/// The examples a training tool reads, grouped by game: the positions of `games` labelled with
+/// their results (exact from `exact_empties`; `evaluation` orders the solver's moves), numbered
+/// from [`GAME_NUMBERS_START`], and the positions of `labels` files, numbered by their games'
+/// ranks. Says on stderr how many it read.
+pub fn load_examples(
+    games: &GameSources,
+    labels: &[PathBuf],
+    exact_empties: u32,
+    evaluation: &Evaluation,
+) -> anyhow::Result<(ExamplesByGame, ExamplesByGame)> {
+    if games.is_empty() && labels.is_empty() {
+        anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
+    }
+    let mut per_game = Vec::new();
+    if !games.is_empty() {
+        let files = games.files()?;
+        let games = load_all_games(&files)?;
+        eprintln!(
+            "{} games from {} files; labelling positions (exact from {exact_empties} empties)",
+            games.len(),
+            files.len(),
+        );
+        let bar = labelling_bar(games.len());
+        let examples = all_examples(&games, exact_empties, evaluation, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        // Game numbers of their own, apart from the ranks of labelled games.
+        per_game.extend((GAME_NUMBERS_START..).zip(examples));
+    }
+    let labelled = label_examples(labels)?;
+    eprintln!(
+        "{} positions of {} games from {} labels files",
+        labelled.iter().map(|(_, e)| e.len()).sum::<usize>(),
+        labelled.len(),
+        labels.len()
+    );
+    Ok((per_game, labelled))
+}
+
+/// Examples grouped by the number of their game.
+pub type ExamplesByGame = Vec<(u64, Vec<Example>)>;
+
 /// `oxello train`: fits pattern weights to games and labelled positions.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
@@ -269,32 +310,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         seed: args.seed,
         phase_overlap: args.phase_overlap,
     };
-    if args.games.is_empty() && args.labels.is_empty() {
-        anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
-    }
-    let mut per_game = Vec::new();
-    if !args.games.is_empty() {
-        let files = args.games.files()?;
-        let games = load_all_games(&files)?;
-        eprintln!(
-            "{} games from {} files; labelling positions (exact from {} empties)",
-            games.len(),
-            files.len(),
-            args.exact_empties
-        );
-        let bar = labelling_bar(games.len());
-        let examples = all_examples(&games, args.exact_empties, evaluation, &|| bar.inc(1))?;
-        bar.finish_and_clear();
-        // Game numbers of their own, apart from the ranks of labelled games.
-        per_game.extend((GAME_NUMBERS_START..).zip(examples));
-    }
-    let labelled = label_examples(&args.labels)?;
-    eprintln!(
-        "{} positions of {} games from {} labels files",
-        labelled.iter().map(|(_, e)| e.len()).sum::<usize>(),
-        labelled.len(),
-        args.labels.len()
-    );
+    let (per_game, labelled) = load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
     let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),

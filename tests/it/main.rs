@@ -16,6 +16,7 @@ mod endgame;
 mod eval;
 mod label;
 mod module_graph;
+mod network;
 mod perft;
 mod ponder;
 mod protocol_fuzz;

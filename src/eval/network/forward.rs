@@ -1,0 +1,123 @@
+//! The network's integer arithmetic, per instruction-set level: rows added into the
+//! accumulator, then the clipped activation weighed by an output layer. The AVX2 path (for
+//! x86-64-v3 and v4) and the baseline compute the same integers.
+
+use super::{ACTIVATION_ONE, HIDDEN, OUTPUT_ONE};
+use crate::cpu::Isa;
+
+/// [`HIDDEN`] 16-bit weights, aligned for vector loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Row(pub [i16; HIDDEN]);
+
+/// The sum of a position's rows and the bias: the hidden units before activation.
+#[derive(Clone, Copy, Debug)]
+pub struct Accumulator(Row);
+
+/// The shift that turns the output layer's sum (activation units times output units) into
+/// 1/256 disc.
+const OUTPUT_SHIFT: u32 = (ACTIVATION_ONE * OUTPUT_ONE / 256).trailing_zeros();
+const _: () = assert!(1 << OUTPUT_SHIFT == ACTIVATION_ONE * OUTPUT_ONE / 256);
+
+impl From<&Row> for Accumulator {
+    #[inline(always)]
+    fn from(bias: &Row) -> Self {
+        Accumulator(*bias)
+    }
+}
+
+/// Whether code at the level `I` uses the AVX2 path.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_avx2<I: Isa>(isa: I) -> bool {
+    cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3
+}
+
+impl Accumulator {
+    /// Adds a row. The rows' bounds keep every sum within 16 bits, so wrapping never happens.
+    #[inline(always)]
+    pub fn add<I: Isa>(&mut self, isa: I, row: &Row) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        #[cfg(target_arch = "x86_64")]
+        if in_avx2(isa) {
+            // SAFETY: the CPU has AVX2.
+            unsafe { self.add_avx2(row) };
+            return;
+        }
+        for (a, b) in self.0 .0.iter_mut().zip(row.0.iter()) {
+            *a = a.wrapping_add(*b);
+        }
+    }
+
+    /// The output in 1/256 disc, before the output bias: each hidden unit clipped to
+    /// 0..=[`ACTIVATION_ONE`] and weighed by `weights`.
+    #[inline(always)]
+    pub fn output<I: Isa>(&self, isa: I, weights: &Row) -> i32 {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        #[cfg(target_arch = "x86_64")]
+        if in_avx2(isa) {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.output_avx2(weights) } >> OUTPUT_SHIFT;
+        }
+        let sum: i32 = self
+            .0
+             .0
+            .iter()
+            .zip(weights.0.iter())
+            .map(|(&a, &w)| i32::from(a.clamp(0, ACTIVATION_ONE as i16)) * i32::from(w))
+            .sum();
+        sum >> OUTPUT_SHIFT
+    }
+
+    /// [`Accumulator::add`] in 256-bit vectors.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn add_avx2(&mut self, row: &Row) {
+        use std::arch::x86_64::*;
+        for chunk in (0..HIDDEN).step_by(16) {
+            // SAFETY: `chunk + 16 <= HIDDEN`, and rows are aligned to 64 bytes, so each chunk
+            // of 16 lanes to 32.
+            unsafe {
+                let sum = self.0 .0.as_mut_ptr().add(chunk).cast::<__m256i>();
+                let add = _mm256_load_si256(row.0.as_ptr().add(chunk).cast());
+                _mm256_store_si256(sum, _mm256_add_epi16(_mm256_load_si256(sum), add));
+            }
+        }
+    }
+
+    /// The sum of [`Accumulator::output`] in 256-bit vectors, before the shift.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn output_avx2(&self, weights: &Row) -> i32 {
+        use std::arch::x86_64::*;
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi16(ACTIVATION_ONE as i16);
+        let mut sums = _mm256_setzero_si256();
+        for chunk in (0..HIDDEN).step_by(16) {
+            // SAFETY: as in `add_avx2`.
+            unsafe {
+                let hidden = _mm256_load_si256(self.0 .0.as_ptr().add(chunk).cast());
+                let active = _mm256_min_epi16(_mm256_max_epi16(hidden, zero), one);
+                let weight = _mm256_load_si256(weights.0.as_ptr().add(chunk).cast());
+                sums = _mm256_add_epi32(sums, _mm256_madd_epi16(active, weight));
+            }
+        }
+        let halves = _mm_add_epi32(
+            _mm256_castsi256_si128(sums),
+            _mm256_extracti128_si256::<1>(sums),
+        );
+        let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32::<0b01_00_11_10>(halves));
+        let total = _mm_add_epi32(pairs, _mm_shuffle_epi32::<0b10_11_00_01>(pairs));
+        _mm_cvtsi128_si32(total)
+    }
+}

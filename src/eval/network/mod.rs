@@ -1,0 +1,177 @@
+//! The network evaluation: the linear pattern sum, plus a small network's correction of it.
+//!
+//! The network reads the same inputs as the linear evaluation: each pattern instance's index
+//! and each counting feature's value pick a weight slot, and each slot a *row* of [`HIDDEN`]
+//! 16-bit weights. The rows of a position's slots are summed with the hidden units' bias (the
+//! accumulator), clipped to the activation's range 0..=[`ACTIVATION_ONE`], and weighed by the
+//! output layer of the position's phase. The linear part keeps everything a sum of patterns
+//! knows; the network adds what depends on patterns together (a hidden unit fires only when
+//! its rows' sum crosses zero), trained on the linear part's errors.
+//!
+//! All arithmetic is on integers, so every instruction-set level gives the same score: the
+//! rows' weights are bounded ([`ROW_LIMIT`]) so that no sum can overflow 16 bits, and the
+//! AVX2 path adds 16 lanes at a time what the baseline adds one by one. The accumulator is
+//! summed afresh at each evaluation from the indices the search derives move by move.
+
+pub mod file;
+mod forward;
+
+pub use file::{NetworkError, NetworkWeights};
+
+use super::indices::{mover_indices, Lanes, ParentIndices};
+use super::patterns::{feature_offsets_at, phase_of, tables};
+use super::pattern_eval::to_discs;
+use super::{Evaluator, PatternEvaluator};
+use crate::board::Board;
+use crate::cpu::{Isa, IsaDetected};
+use forward::{Accumulator, Row};
+
+/// Hidden units: the accumulator's 16-bit lanes.
+pub const HIDDEN: usize = 32;
+/// The accumulator's value of a fully active hidden unit (activation 1.0).
+pub const ACTIVATION_ONE: i32 = 128;
+/// Output weight units per disc (per unit of activation).
+pub const OUTPUT_ONE: i32 = 256;
+/// The largest row weight: a position sums at most [`SUMMED_ROWS`] rows and the bias, which
+/// must stay within 16 bits.
+pub const ROW_LIMIT: i32 = i16::MAX as i32 / (SUMMED_ROWS as i32 + 1);
+/// Rows summed for a position: one per pattern instance and per counting feature.
+pub const SUMMED_ROWS: usize = 54 + 4;
+
+/// The network evaluation with a set of weights, over the linear evaluation it corrects.
+#[derive(Clone, Debug)]
+pub struct NetworkEvaluator {
+    linear: PatternEvaluator,
+    /// Per instance, where its type's row numbers start in `row_of_index`.
+    row_starts: Vec<u32>,
+    /// Every type's row number per base-3 index, one type after another.
+    row_of_index: Vec<u32>,
+    /// The row number of the counting features' first value.
+    feature_base: usize,
+    rows: Vec<Row>,
+    hidden_bias: Row,
+    output: Vec<Row>,
+    output_bias: Vec<i32>,
+    checksum: u64,
+}
+
+impl NetworkEvaluator {
+    /// An evaluator of `weights` over `linear`, refused if the network was trained on another
+    /// linear evaluation's errors.
+    pub fn new(
+        linear: PatternEvaluator,
+        weights: &NetworkWeights,
+    ) -> Result<NetworkEvaluator, NetworkError> {
+        if weights.linear_checksum != linear.checksum() {
+            return Err(NetworkError::Linear {
+                found: weights.linear_checksum,
+                expected: linear.checksum(),
+            });
+        }
+        let tables = tables();
+        debug_assert_eq!(tables.instances.len() + 4, SUMMED_ROWS);
+        let mut row_of_index = Vec::new();
+        let mut type_starts = Vec::new();
+        for slots in &tables.slot_of_index {
+            type_starts.push(row_of_index.len() as u32);
+            row_of_index.extend_from_slice(slots);
+        }
+        Ok(NetworkEvaluator {
+            linear,
+            row_starts: tables
+                .instances
+                .iter()
+                .map(|instance| type_starts[instance.kind])
+                .collect(),
+            row_of_index,
+            feature_base: tables.feature_base(),
+            rows: weights.rows.iter().map(|&r| Row(r)).collect(),
+            hidden_bias: Row(weights.hidden_bias),
+            output: weights.output.iter().map(|&r| Row(r)).collect(),
+            output_bias: weights.output_bias.clone(),
+            checksum: weights.checksum(),
+        })
+    }
+
+    /// The network's file read over the built-in linear weights.
+    pub fn from_bytes(bytes: &[u8]) -> Result<NetworkEvaluator, NetworkError> {
+        NetworkEvaluator::new(PatternEvaluator::built_in(), &NetworkWeights::from_bytes(bytes)?)
+    }
+
+    /// A number that tells this evaluation from others: the linear weights' checksum and the
+    /// network's together.
+    pub fn fingerprint(&self) -> u64 {
+        self.linear.checksum().rotate_left(1) ^ self.checksum
+    }
+
+    /// The score of `board` in 1/256 disc, before rounding.
+    #[inline(always)]
+    pub fn raw(&self, board: &Board) -> i32 {
+        self.raw_at(IsaDetected, board)
+    }
+
+    /// [`NetworkEvaluator::raw`] from code compiled for the instruction-set level `I`.
+    #[inline(always)]
+    pub fn raw_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        self.raw_with(isa, board, &mover_indices(isa, board))
+    }
+
+    /// The network's part alone of the score of `board`, in 1/256 disc.
+    pub fn correction(&self, board: &Board) -> i32 {
+        let isa = IsaDetected;
+        let indices = mover_indices(isa, board);
+        self.correction_with(isa, board, &indices, feature_offsets_at(isa, board))
+    }
+
+    #[inline(always)]
+    fn correction_with<I: Isa>(
+        &self,
+        isa: I,
+        board: &Board,
+        indices: &Lanes,
+        features: [usize; 4],
+    ) -> i32 {
+        let mut accumulator = Accumulator::from(&self.hidden_bias);
+        for (&start, &index) in self.row_starts.iter().zip(indices.0.iter()) {
+            let row = self.row_of_index[start as usize + usize::from(index)];
+            accumulator.add(isa, &self.rows[row as usize]);
+        }
+        for offset in features {
+            accumulator.add(isa, &self.rows[self.feature_base + offset]);
+        }
+        let phase = phase_of(board.empty_count());
+        accumulator.output(isa, &self.output[phase]) + self.output_bias[phase]
+    }
+
+    #[inline(always)]
+    fn raw_with<I: Isa>(&self, isa: I, board: &Board, indices: &Lanes) -> i32 {
+        let features = feature_offsets_at(isa, board);
+        self.linear.raw_with_features(isa, board, indices, &features)
+            + self.correction_with(isa, board, indices, features)
+    }
+
+    /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
+    /// from a parent with `indices`: its indices derived from the parent's.
+    #[inline(always)]
+    pub fn evaluate_child<I: Isa>(
+        &self,
+        isa: I,
+        indices: &ParentIndices,
+        (square, flipped): (usize, u64),
+        child: &Board,
+    ) -> i32 {
+        to_discs(self.raw_with(isa, child, &indices.after_move(isa, square, flipped)))
+    }
+}
+
+impl Evaluator<Board> for NetworkEvaluator {
+    #[inline(always)]
+    fn evaluate(&self, board: &Board) -> i32 {
+        to_discs(self.raw(board))
+    }
+
+    #[inline(always)]
+    fn evaluate_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        to_discs(self.raw_at(isa, board))
+    }
+}

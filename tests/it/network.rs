@@ -1,0 +1,234 @@
+//! The network evaluation against a plain reference: its integer score at every
+//! instruction-set level the CPU has, move by move through the search's children as from
+//! scratch; its file refused when damaged; and its trainer lowering the loss it trains on.
+
+use crate::common::cli::scratch_dir;
+use crate::common::{data_file, playout, pseudo_random_bytes};
+use oxello::board::{Board, Squares};
+use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
+use oxello::eval::network::{ACTIVATION_ONE, HIDDEN, ROW_LIMIT};
+use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
+use oxello::eval::{
+    Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
+};
+use oxello::random::seeded_hash;
+use oxello::tools::dataset::label_examples;
+use oxello::tools::train_network::{
+    errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
+};
+use std::sync::{Arc, OnceLock};
+
+/// Weights drawn from a seed over the whole range the file allows, some rows small enough to
+/// keep hidden units between the activation's bounds, others large enough to clip them.
+fn random_weights(seed: u64) -> NetworkWeights {
+    let linear = PatternEvaluator::built_in();
+    let mut weights = NetworkWeights::zero(linear.checksum());
+    let value = |n: u64, limit: i32| {
+        (seeded_hash(seed, n) % (2 * limit as u64 + 1)) as i32 - limit
+    };
+    for (r, row) in weights.rows.iter_mut().enumerate() {
+        let limit = ROW_LIMIT >> (seeded_hash(seed ^ 1, r as u64) % 6);
+        for (i, w) in row.iter_mut().enumerate() {
+            *w = value((r * HIDDEN + i) as u64, limit) as i16;
+        }
+    }
+    for (i, w) in weights.hidden_bias.iter_mut().enumerate() {
+        *w = value(1 << 40 | i as u64, ROW_LIMIT) as i16;
+    }
+    for (p, row) in weights.output.iter_mut().enumerate() {
+        for (i, w) in row.iter_mut().enumerate() {
+            *w = value(2 << 40 | (p * HIDDEN + i) as u64, i16::MAX as i32) as i16;
+        }
+    }
+    for (p, b) in weights.output_bias.iter_mut().enumerate() {
+        *b = value(3 << 40 | p as u64, 1 << 20);
+    }
+    weights
+}
+
+fn random_network() -> &'static (NetworkWeights, Arc<NetworkEvaluator>) {
+    static NETWORK: OnceLock<(NetworkWeights, Arc<NetworkEvaluator>)> = OnceLock::new();
+    NETWORK.get_or_init(|| {
+        let weights = random_weights(7);
+        let evaluator = NetworkEvaluator::new(PatternEvaluator::built_in(), &weights)
+            .expect("weights over the built-in linear ones");
+        (weights, Arc::new(evaluator))
+    })
+}
+
+/// The network's part of the score, in 1/256 disc, computed the plain way: every instance's
+/// index read square by square, its slot's row, sums in 32 bits.
+fn reference_correction(weights: &NetworkWeights, board: &Board) -> i32 {
+    let tables = tables();
+    let mut rows: Vec<usize> = tables
+        .instances
+        .iter()
+        .map(|i| tables.slot_of_index[i.kind][instance_index(board, &i.squares)] as usize)
+        .collect();
+    rows.extend(feature_offsets(board).map(|offset| tables.feature_base() + offset));
+    let phase = phase_of(board.empty_count());
+    let mut output = 0i64;
+    for unit in 0..HIDDEN {
+        let sum: i32 = i32::from(weights.hidden_bias[unit])
+            + rows.iter().map(|&r| i32::from(weights.rows[r][unit])).sum::<i32>();
+        assert!(sum.abs() <= i16::MAX as i32, "the bounds keep sums in 16 bits");
+        output += i64::from(sum.clamp(0, ACTIVATION_ONE)) * i64::from(weights.output[phase][unit]);
+    }
+    (output >> 7) as i32 + weights.output_bias[phase]
+}
+
+/// Positions from random playouts of every length.
+fn positions() -> Vec<Board> {
+    (0..400u64)
+        .map(|n| playout(&pseudo_random_bytes(n, (n % 61) as usize)))
+        .filter(|b| !b.is_game_over())
+        .collect()
+}
+
+#[test]
+fn the_integer_network_equals_the_reference_at_every_level() {
+    let (weights, network) = random_network();
+    let linear = PatternEvaluator::built_in();
+    let level = cpu::level();
+    let mut clipped = [0usize; 2];
+    for board in positions() {
+        let expected = linear.raw(&board) + reference_correction(weights, &board);
+        assert_eq!(network.correction(&board), expected - linear.raw(&board));
+        assert_eq!(network.raw_at(IsaBaseline, &board), expected, "{board:?}");
+        if level >= Level::V3 {
+            // SAFETY: the CPU has x86-64-v3.
+            let v3 = unsafe { IsaV3::new_unchecked() };
+            assert_eq!(network.raw_at(v3, &board), expected, "x86-64-v3, {board:?}");
+        }
+        if level >= Level::V4 {
+            // SAFETY: the CPU has x86-64-v4.
+            let v4 = unsafe { IsaV4::new_unchecked() };
+            assert_eq!(network.raw_at(v4, &board), expected, "x86-64-v4, {board:?}");
+        }
+        clipped[usize::from(expected != linear.raw(&board))] += 1;
+    }
+    assert!(clipped[1] > 300, "the random network changes the scores: {clipped:?}");
+}
+
+#[test]
+fn children_scored_from_their_parents_indices_equal_their_own_evaluation() {
+    let (_, network) = random_network();
+    let evaluation = Evaluation::Network(Arc::clone(network));
+    for board in positions() {
+        let children = evaluation.children_of(IsaBaseline, &board);
+        for square in Squares(board.moves()) {
+            let child = board.play(square).expect("a legal move");
+            if child.is_game_over() {
+                continue;
+            }
+            assert_eq!(children(square, &child), network.evaluate(&child), "{board:?} {square}");
+        }
+    }
+}
+
+#[test]
+fn network_files_round_trip_and_damaged_ones_are_refused() {
+    let (weights, _) = random_network();
+    let bytes = weights.to_bytes();
+    assert_eq!(NetworkWeights::from_bytes(&bytes).as_ref(), Ok(weights));
+    assert!(
+        bytes.len() < weights.rows.len() * HIDDEN * 2,
+        "compressed: {} bytes",
+        bytes.len()
+    );
+    assert_eq!(
+        NetworkWeights::from_bytes(b"OXELLOEV whatever"),
+        Err(NetworkError::BadMagic)
+    );
+    assert!(matches!(
+        NetworkWeights::from_bytes(&bytes[..30]),
+        Err(NetworkError::Size(30))
+    ));
+    assert!(NetworkWeights::from_bytes(&bytes[..bytes.len() - 100]).is_err());
+    // A flipped byte in the header's checksum, then in the compressed weights.
+    let mut damaged = bytes.clone();
+    damaged[40] ^= 0x10;
+    assert_eq!(NetworkWeights::from_bytes(&damaged), Err(NetworkError::Checksum));
+    let mut damaged = bytes.clone();
+    let middle = bytes.len() / 2;
+    damaged[middle] ^= 0x10;
+    assert!(NetworkWeights::from_bytes(&damaged).is_err());
+    // Weights beyond the bounds that keep the sums in 16 bits.
+    let mut beyond = weights.clone();
+    beyond.rows[5][3] = (ROW_LIMIT + 1) as i16;
+    assert_eq!(
+        NetworkWeights::from_bytes(&beyond.to_bytes()),
+        Err(NetworkError::Range((ROW_LIMIT + 1) as i16))
+    );
+    // Trained over other linear weights.
+    let mut other = weights.clone();
+    other.linear_checksum ^= 1;
+    assert!(matches!(
+        NetworkEvaluator::from_bytes(&other.to_bytes()),
+        Err(NetworkError::Linear { .. })
+    ));
+}
+
+#[test]
+fn an_engine_reads_a_network_file_by_its_magic_and_refuses_a_damaged_one() {
+    let (weights, network) = random_network();
+    let path = scratch_dir("network-file").join("random.network");
+    std::fs::write(&path, weights.to_bytes()).unwrap();
+    let evaluation = Evaluation::from_name(path.to_str().unwrap()).expect("a network file");
+    assert!(matches!(evaluation, Evaluation::Network(_)));
+    assert_eq!(evaluation.fingerprint(), network.fingerprint());
+    assert_ne!(evaluation.fingerprint(), Evaluation::default().fingerprint());
+    let mut damaged = weights.to_bytes();
+    damaged[40] ^= 1;
+    std::fs::write(&path, damaged).unwrap();
+    let refused = Evaluation::from_name(path.to_str().unwrap()).unwrap_err();
+    assert!(refused.contains("checksum"), "{refused}");
+}
+
+/// A few thousand labelled positions of the committed training shards.
+fn training_samples() -> Vec<Sample> {
+    let linear = PatternEvaluator::built_in();
+    let games = label_examples(&[data_file("training/wthor-d10-e20-s0of64.lgz")]).unwrap();
+    games
+        .iter()
+        .take(200)
+        .flat_map(|(_, examples)| examples)
+        .map(|e| Sample::new(&linear, &e.board, e.label, 1.0, true))
+        .collect()
+}
+
+#[test]
+fn training_lowers_the_loss_deterministically_and_quantising_keeps_it() {
+    // Validated on the training set itself: the loss it lowers is the one it trains on.
+    let training = training_samples();
+    let validation = &training;
+    assert!(training.len() > 5000, "{}", training.len());
+    let config = NetworkTrainConfig {
+        epochs: 3,
+        batch: 256,
+        learning_rate: 0.01,
+        patience: 3,
+        ..NetworkTrainConfig::default()
+    };
+    let start = FloatNetwork::initial(config.seed);
+    let (before, _) = errors(&start, &training);
+    let mut reports = Vec::new();
+    let trained = train_network(&training, validation, &config, &|| {}, &mut |r| {
+        reports.push(*r)
+    });
+    let (after, _) = errors(&trained, &training);
+    assert!(after < 0.8 * before, "training loss {before} -> {after}");
+    assert!(!reports.is_empty());
+    let again = train_network(&training, validation, &config, &|| {}, &mut |_| {});
+    assert_eq!(trained, again, "the same seed gives the same network");
+    // The integer network scores as the float one, within rounding.
+    let linear = PatternEvaluator::built_in();
+    let weights = trained.quantised(linear.checksum());
+    let evaluator = NetworkEvaluator::new(linear, &weights).unwrap();
+    let mut off = 0.0;
+    for sample in validation {
+        off += (evaluator.raw(sample.board()) as f32 / 256.0 - trained.predict(sample)).abs();
+    }
+    assert!(off / (validation.len() as f32) < 0.05, "mean rounding {off}");
+    assert_eq!(weights.output.len(), PHASES);
+}
