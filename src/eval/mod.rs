@@ -138,10 +138,10 @@ impl Evaluator<Board> for Evaluation {
         let shared = match self {
             Evaluation::Simple => Shared::Simple,
             Evaluation::Patterns(patterns) => {
-                Shared::Patterns(&**patterns, ParentIndices::of(isa, parent))
+                Shared::Patterns(patterns, ParentIndices::of(isa, parent))
             }
             Evaluation::Network(network) => {
-                Shared::Network(&**network, ParentIndices::of(isa, parent))
+                Shared::Network(network, ParentIndices::of(isa, parent))
             }
         };
         let parent_opponent = parent.opponent;

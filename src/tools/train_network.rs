@@ -6,8 +6,9 @@
 //! a row's moments move when it has a gradient). Training is deterministic for a seed whatever
 //! the threads: each minibatch is cut into a fixed number of pieces worked in parallel and
 //! merged in order. Games are split into training and validation as `oxello train` splits
-//! them; the weights of the epoch with the least validation loss are kept, and training stops
-//! when `--patience` epochs in a row have not improved on it. The result is quantised to the
+//! them; the weights of the epoch with the least validation error are kept (the midgame error
+//! against searched labels where there are any, else the loss), and training stops when
+//! `--patience` epochs in a row have not improved on it. The result is quantised to the
 //! evaluation's integers and its error measured again.
 
 use super::dataset::{label_floor, Example, GameSources};
@@ -197,6 +198,13 @@ impl FloatNetwork {
     }
 }
 
+/// `sum += add`, element by element.
+fn add_into<const N: usize>(sum: &mut [f32; N], add: &[f32; N]) {
+    for (s, a) in sum.iter_mut().zip(add) {
+        *s += a;
+    }
+}
+
 fn dot(a: &[f32; HIDDEN], b: &[f32; HIDDEN]) -> f32 {
     a.iter().zip(b.iter()).map(|(x, y)| x * y).sum()
 }
@@ -333,7 +341,12 @@ pub fn train_network(
     epoch_done: &mut dyn FnMut(&EpochReport),
 ) -> FloatNetwork {
     let mut network = FloatNetwork::initial(config.seed);
-    let mut best = (errors(&network, validation).0, network.clone());
+    // Judged by the midgame error against searched labels where there are any: the endgame's
+    // exact labels and games' results, which the loss weighs most, are not what the
+    // evaluation is for in play.
+    let has_headline = validation.iter().any(Sample::is_headline);
+    let criterion = |(loss, headline): (f64, f64)| if has_headline { headline } else { loss };
+    let mut best = (criterion(errors(&network, validation)), network.clone());
     let rows = network.rows.len();
     let mut row_moments = vec![Moments::<HIDDEN>::ZERO; rows];
     let mut row_gradients = vec![[0f32; HIDDEN]; rows];
@@ -362,16 +375,12 @@ pub fn train_network(
                 .collect();
             adam.step += 1;
             let mut hidden_bias = [0f32; HIDDEN];
-            let mut output = vec![[0f32; HIDDEN]; PHASES];
-            let mut output_bias = vec![[0f32; 1]; PHASES];
+            let mut output = [[0f32; HIDDEN]; PHASES];
+            let mut output_bias = [[0f32; 1]; PHASES];
             for gradients in &pieces {
-                for i in 0..HIDDEN {
-                    hidden_bias[i] += gradients.hidden_bias[i];
-                }
+                add_into(&mut hidden_bias, &gradients.hidden_bias);
                 for phase in 0..PHASES {
-                    for i in 0..HIDDEN {
-                        output[phase][i] += gradients.output[phase][i];
-                    }
+                    add_into(&mut output[phase], &gradients.output[phase]);
                     output_bias[phase][0] += gradients.output_bias[phase];
                 }
             }
@@ -399,9 +408,7 @@ pub fn train_network(
                                 if gradients[at] == [0.0; HIDDEN] {
                                     touched.push(at);
                                 }
-                                for (g, d) in gradients[at].iter_mut().zip(to_accumulator) {
-                                    *g += d;
-                                }
+                                add_into(&mut gradients[at], to_accumulator);
                             }
                         }
                     }
@@ -435,8 +442,9 @@ pub fn train_network(
             validation_loss,
             headline_error,
         });
-        if validation_loss < best.0 {
-            best = (validation_loss, network.clone());
+        let measure = criterion((validation_loss, headline_error));
+        if measure < best.0 {
+            best = (measure, network.clone());
             stale_epochs = 0;
         } else {
             stale_epochs += 1;
