@@ -42,12 +42,13 @@ pub const SUMMED_ROWS: usize = 54 + 4;
 #[derive(Clone, Debug)]
 pub struct NetworkEvaluator {
     linear: PatternEvaluator,
-    /// Per instance, where its type's row numbers start in `row_of_index`.
+    /// Per instance, where its type's rows start in `rows`.
     row_starts: Vec<u32>,
-    /// Every type's row number per base-3 index, one type after another.
-    row_of_index: Vec<u32>,
-    /// The row number of the counting features' first value.
+    /// The counting features' first row in `rows`.
     feature_base: usize,
+    /// Every type's row per base-3 index, one type after another (a row shared by indices
+    /// that a pattern's symmetry maps onto each other is repeated, so that an index reads its
+    /// row directly), then the counting features' rows.
     rows: Vec<Row>,
     hidden_bias: Row,
     output: Vec<Row>,
@@ -70,12 +71,18 @@ impl NetworkEvaluator {
         }
         let tables = tables();
         debug_assert_eq!(tables.instances.len() + 4, SUMMED_ROWS);
-        let mut row_of_index = Vec::new();
+        let mut rows = Vec::new();
         let mut type_starts = Vec::new();
         for slots in &tables.slot_of_index {
-            type_starts.push(row_of_index.len() as u32);
-            row_of_index.extend_from_slice(slots);
+            type_starts.push(rows.len() as u32);
+            rows.extend(slots.iter().map(|&slot| Row(weights.rows[slot as usize])));
         }
+        let feature_base = rows.len();
+        rows.extend(
+            weights.rows[tables.feature_base()..]
+                .iter()
+                .map(|&row| Row(row)),
+        );
         Ok(NetworkEvaluator {
             linear,
             row_starts: tables
@@ -83,9 +90,8 @@ impl NetworkEvaluator {
                 .iter()
                 .map(|instance| type_starts[instance.kind])
                 .collect(),
-            row_of_index,
-            feature_base: tables.feature_base(),
-            rows: weights.rows.iter().map(|&r| Row(r)).collect(),
+            feature_base,
+            rows,
             hidden_bias: Row(weights.hidden_bias),
             output: weights.output.iter().map(|&r| Row(r)).collect(),
             output_bias: weights.output_bias.clone(),
@@ -133,8 +139,7 @@ impl NetworkEvaluator {
     ) -> i32 {
         let mut accumulator = Accumulator::from(&self.hidden_bias);
         for (&start, &index) in self.row_starts.iter().zip(indices.0.iter()) {
-            let row = self.row_of_index[start as usize + usize::from(index)];
-            accumulator.add(isa, &self.rows[row as usize]);
+            accumulator.add(isa, &self.rows[start as usize + usize::from(index)]);
         }
         for offset in features {
             accumulator.add(isa, &self.rows[self.feature_base + offset]);
