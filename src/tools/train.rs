@@ -218,7 +218,7 @@ pub fn train(
 
 /// The examples a training tool reads, grouped by game: the positions of `games` labelled with
 /// their results (exact from `exact_empties`; `evaluation` orders the solver's moves), numbered
-/// from [`GAME_NUMBERS_START`], and the positions of `labels` files, numbered by their games'
+/// apart from the ranks of labelled games, and the positions of `labels` files, numbered by their games'
 /// ranks. Says on stderr how many it read.
 pub fn load_examples(
     games: &GameSources,
@@ -310,7 +310,8 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
         seed: args.seed,
         phase_overlap: args.phase_overlap,
     };
-    let (per_game, labelled) = load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
+    let (per_game, labelled) =
+        load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
     let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),

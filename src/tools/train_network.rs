@@ -11,7 +11,7 @@
 //! `--patience` epochs in a row have not improved on it. The result is quantised to the
 //! evaluation's integers and its error measured again.
 
-use super::dataset::{label_floor, Example, GameSources};
+use super::dataset::{label_examples, label_floor, Example, GameSources};
 use super::progress_bar;
 use super::train::{is_validation, load_examples, ExamplesByGame, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
@@ -231,9 +231,8 @@ impl PieceGradients {
             let phase = sample.phase();
             let accumulator = network.accumulator(sample);
             let active = accumulator.map(|a| a.clamp(0.0, 1.0));
-            let prediction = sample.linear
-                + dot(&active, &network.output[phase])
-                + network.output_bias[phase];
+            let prediction =
+                sample.linear + dot(&active, &network.output[phase]) + network.output_bias[phase];
             let error = 2.0 * sample.weight * (prediction - sample.label) / total_weight;
             gradients.output_bias[phase] += error;
             let mut to_accumulator = [0.0; HIDDEN];
@@ -464,6 +463,12 @@ pub struct TrainNetworkArgs {
     /// Labels files written by `oxello label` (plain or packed).
     #[arg(long = "labels", num_args = 1..)]
     labels: Vec<PathBuf>,
+    /// Labels files whose positions only judge the network (never trained on): the epoch
+    /// kept and the errors printed are theirs. Positions like those the engine meets in play
+    /// (selfplay games from XOT openings) judge it better than held-out games of the
+    /// training set, which share their openings with it.
+    #[arg(long = "validation-labels", num_args = 1..)]
+    validation_labels: Vec<PathBuf>,
     /// How much a labelled position counts against a game's position: a search score is a
     /// much less noisy label than a game's result.
     #[arg(long, default_value_t = 3.0)]
@@ -560,6 +565,14 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     training.extend(searched_training);
     validation.extend(searched_validation);
     drop((results, labelled));
+    if !args.validation_labels.is_empty() {
+        let judged = label_examples(&args.validation_labels)?;
+        validation = judged
+            .iter()
+            .flat_map(|(_, examples)| examples)
+            .map(|e| Sample::new(&linear, &e.board, e.label, 1.0, true))
+            .collect();
+    }
     if training.is_empty() || validation.is_empty() {
         anyhow::bail!("too few games to train on and validate with");
     }
@@ -638,7 +651,12 @@ fn integer_error(evaluator: &NetworkEvaluator, samples: &[Sample]) -> f64 {
     let (total, count) = samples
         .par_iter()
         .filter(|s| s.is_headline())
-        .map(|s| (f64::from((evaluator.evaluate(&s.board) as f32 - s.label).abs()), 1usize))
+        .map(|s| {
+            (
+                f64::from((evaluator.evaluate(&s.board) as f32 - s.label).abs()),
+                1usize,
+            )
+        })
         .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     total / count.max(1) as f64
 }

@@ -23,9 +23,7 @@ use std::sync::{Arc, OnceLock};
 fn random_weights(seed: u64) -> NetworkWeights {
     let linear = PatternEvaluator::built_in();
     let mut weights = NetworkWeights::zero(linear.checksum());
-    let value = |n: u64, limit: i32| {
-        (seeded_hash(seed, n) % (2 * limit as u64 + 1)) as i32 - limit
-    };
+    let value = |n: u64, limit: i32| (seeded_hash(seed, n) % (2 * limit as u64 + 1)) as i32 - limit;
     for (r, row) in weights.rows.iter_mut().enumerate() {
         let limit = ROW_LIMIT >> (seeded_hash(seed ^ 1, r as u64) % 6);
         for (i, w) in row.iter_mut().enumerate() {
@@ -70,8 +68,14 @@ fn reference_correction(weights: &NetworkWeights, board: &Board) -> i32 {
     let mut output = 0i64;
     for unit in 0..HIDDEN {
         let sum: i32 = i32::from(weights.hidden_bias[unit])
-            + rows.iter().map(|&r| i32::from(weights.rows[r][unit])).sum::<i32>();
-        assert!(sum.abs() <= i16::MAX as i32, "the bounds keep sums in 16 bits");
+            + rows
+                .iter()
+                .map(|&r| i32::from(weights.rows[r][unit]))
+                .sum::<i32>();
+        assert!(
+            sum.abs() <= i16::MAX as i32,
+            "the bounds keep sums in 16 bits"
+        );
         output += i64::from(sum.clamp(0, ACTIVATION_ONE)) * i64::from(weights.output[phase][unit]);
     }
     (output >> 7) as i32 + weights.output_bias[phase]
@@ -107,7 +111,10 @@ fn the_integer_network_equals_the_reference_at_every_level() {
         }
         clipped[usize::from(expected != linear.raw(&board))] += 1;
     }
-    assert!(clipped[1] > 300, "the random network changes the scores: {clipped:?}");
+    assert!(
+        clipped[1] > 300,
+        "the random network changes the scores: {clipped:?}"
+    );
 }
 
 #[test]
@@ -121,7 +128,11 @@ fn children_scored_from_their_parents_indices_equal_their_own_evaluation() {
             if child.is_game_over() {
                 continue;
             }
-            assert_eq!(children(square, &child), network.evaluate(&child), "{board:?} {square}");
+            assert_eq!(
+                children(square, &child),
+                network.evaluate(&child),
+                "{board:?} {square}"
+            );
         }
     }
 }
@@ -148,7 +159,10 @@ fn network_files_round_trip_and_damaged_ones_are_refused() {
     // A flipped byte in the header's checksum, then in the compressed weights.
     let mut damaged = bytes.clone();
     damaged[40] ^= 0x10;
-    assert_eq!(NetworkWeights::from_bytes(&damaged), Err(NetworkError::Checksum));
+    assert_eq!(
+        NetworkWeights::from_bytes(&damaged),
+        Err(NetworkError::Checksum)
+    );
     let mut damaged = bytes.clone();
     let middle = bytes.len() / 2;
     damaged[middle] ^= 0x10;
@@ -177,7 +191,10 @@ fn an_engine_reads_a_network_file_by_its_magic_and_refuses_a_damaged_one() {
     let evaluation = Evaluation::from_name(path.to_str().unwrap()).expect("a network file");
     assert!(matches!(evaluation, Evaluation::Network(_)));
     assert_eq!(evaluation.fingerprint(), network.fingerprint());
-    assert_ne!(evaluation.fingerprint(), Evaluation::default().fingerprint());
+    assert_ne!(
+        evaluation.fingerprint(),
+        Evaluation::default().fingerprint()
+    );
     let mut damaged = weights.to_bytes();
     damaged[40] ^= 1;
     std::fs::write(&path, damaged).unwrap();
@@ -229,6 +246,9 @@ fn training_lowers_the_loss_deterministically_and_quantising_keeps_it() {
     for sample in validation {
         off += (evaluator.raw(sample.board()) as f32 / 256.0 - trained.predict(sample)).abs();
     }
-    assert!(off / (validation.len() as f32) < 0.05, "mean rounding {off}");
+    assert!(
+        off / (validation.len() as f32) < 0.05,
+        "mean rounding {off}"
+    );
     assert_eq!(weights.output.len(), PHASES);
 }

@@ -19,8 +19,8 @@ mod forward;
 pub use file::{NetworkError, NetworkWeights};
 
 use super::indices::{mover_indices, Lanes, ParentIndices};
-use super::patterns::{feature_offsets_at, phase_of, tables};
 use super::pattern_eval::to_discs;
+use super::patterns::{feature_offsets_at, phase_of, tables};
 use super::{Evaluator, PatternEvaluator};
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
@@ -101,7 +101,10 @@ impl NetworkEvaluator {
 
     /// The network's file read over the built-in linear weights.
     pub fn from_bytes(bytes: &[u8]) -> Result<NetworkEvaluator, NetworkError> {
-        NetworkEvaluator::new(PatternEvaluator::built_in(), &NetworkWeights::from_bytes(bytes)?)
+        NetworkEvaluator::new(
+            PatternEvaluator::built_in(),
+            &NetworkWeights::from_bytes(bytes)?,
+        )
     }
 
     /// A number that tells this evaluation from others: the linear weights' checksum and the
@@ -151,7 +154,8 @@ impl NetworkEvaluator {
     #[inline(always)]
     fn raw_with<I: Isa>(&self, isa: I, board: &Board, indices: &Lanes) -> i32 {
         let features = feature_offsets_at(isa, board);
-        self.linear.raw_with_features(isa, board, indices, &features)
+        self.linear
+            .raw_with_features(isa, board, indices, &features)
             + self.correction_with(isa, board, indices, features)
     }
 
