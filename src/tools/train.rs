@@ -218,8 +218,8 @@ pub fn train(
 
 /// The examples a training tool reads, grouped by game: the positions of `games` labelled with
 /// their results (exact from `exact_empties`; `evaluation` orders the solver's moves), numbered
-/// apart from the ranks of labelled games, and the positions of `labels` files, numbered by their games'
-/// ranks. Says on stderr how many it read.
+/// apart from the ranks of labelled games, and the positions of `labels` files, numbered by
+/// their games' ranks. Says on stderr how many it read.
 pub fn load_examples(
     games: &GameSources,
     labels: &[PathBuf],
