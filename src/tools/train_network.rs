@@ -23,6 +23,7 @@ use crate::eval::patterns::{phase_of, PHASES};
 use crate::eval::{Evaluation, Evaluator, PatternEvaluator};
 use crate::random::seeded_hash;
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// Pieces a minibatch is cut into: fixed, so that results do not depend on the threads.
@@ -463,10 +464,10 @@ pub struct TrainNetworkArgs {
     /// Labels files written by `oxello label` (plain or packed).
     #[arg(long = "labels", num_args = 1..)]
     labels: Vec<PathBuf>,
-    /// Labels files whose positions only judge the network (never trained on): the epoch
-    /// kept and the errors printed are theirs. Positions like those the engine meets in play
-    /// (selfplay games from XOT openings) judge it better than held-out games of the
-    /// training set, which share their openings with it.
+    /// Labels files whose positions only judge the network (never trained on: a training
+    /// position among them is dropped): the epoch kept and the errors printed are theirs.
+    /// Positions like those the engine meets in play (selfplay games from XOT openings) judge
+    /// it better than held-out games of the training set, which share their openings with it.
     #[arg(long = "validation-labels", num_args = 1..)]
     validation_labels: Vec<PathBuf>,
     /// How much a labelled position counts against a game's position: a search score is a
@@ -572,6 +573,14 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
             .flat_map(|(_, examples)| examples)
             .map(|e| Sample::new(&linear, &e.board, e.label, 1.0, true))
             .collect();
+        // Selfplay from the same openings repeats whole games: what judges is never trained on.
+        let judged: HashSet<Board> = validation.iter().map(|s| s.board.canonical().0).collect();
+        let before = training.len();
+        training.retain(|s| !judged.contains(&s.board.canonical().0));
+        eprintln!(
+            "{} training positions dropped as validation positions",
+            before - training.len()
+        );
     }
     if training.is_empty() || validation.is_empty() {
         anyhow::bail!("too few games to train on and validate with");

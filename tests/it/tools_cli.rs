@@ -377,3 +377,37 @@ fn bench_searches_the_games_of_a_file_as_the_built_in_positions() {
     assert_fails_with(&empty, "empty.txt holds no game");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn train_network_writes_a_network_the_engine_plays_with_and_never_trains_on_what_judges() {
+    let dir = scratch_dir("train-network");
+    let labels = crate::common::data_file("validation/xot-d10-e20-seed99.lgz");
+    let labels = labels.to_str().unwrap();
+    let trained = oxello_in(
+        &dir,
+        &[
+            "train-network",
+            "--labels",
+            labels,
+            "--epochs",
+            "1",
+            "--output",
+            "net",
+        ],
+    );
+    assert_prints(&trained, "network written to net");
+    let measured = oxello_in(&dir, &["--eval", "net", "eval-error", "--labels", labels]);
+    assert_prints(&measured, "MAE over 24-59 empties");
+    let judged_only = oxello_in(
+        &dir,
+        &[
+            "train-network",
+            "--labels",
+            labels,
+            "--validation-labels",
+            labels,
+        ],
+    );
+    assert_fails_with(&judged_only, "too few games to train on");
+    std::fs::remove_dir_all(&dir).ok();
+}
