@@ -91,7 +91,7 @@ impl Sample {
             }
             count += 1;
         });
-        debug_assert_eq!(count, SUMMED_ROWS + 1);
+        assert_eq!(count, SUMMED_ROWS + 1, "slots of a position");
         Sample {
             board: *board,
             rows,

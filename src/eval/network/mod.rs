@@ -70,7 +70,7 @@ impl NetworkEvaluator {
             });
         }
         let tables = tables();
-        debug_assert_eq!(tables.instances.len() + 4, SUMMED_ROWS);
+        assert_eq!(tables.instances.len() + 4, SUMMED_ROWS, "rows summed per position");
         let mut rows = Vec::new();
         let mut type_starts = Vec::new();
         for slots in &tables.slot_of_index {
