@@ -80,7 +80,7 @@ impl Evaluation {
             path => {
                 let bytes = std::fs::read(path)
                     .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
-                if bytes.starts_with(b"OXELLONN") {
+                if bytes.starts_with(network::file::MAGIC) {
                     NetworkEvaluator::from_bytes(&bytes)
                         .map(|e| Evaluation::Network(Arc::new(e)))
                         .map_err(|e| format!("{path}: {e}"))

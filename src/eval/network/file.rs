@@ -25,7 +25,8 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use std::io::{Read, Write};
 
-const MAGIC: &[u8; 8] = b"OXELLONN";
+/// The first bytes of a network file.
+pub const MAGIC: &[u8; 8] = b"OXELLONN";
 const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 44;
 
