@@ -296,6 +296,48 @@ impl Adam {
     }
 }
 
+/// One Adam step of the rows a minibatch touched. `minibatch` is its samples, the length of
+/// its pieces and their gradients. The rows are cut into blocks updated in parallel, each
+/// taking its rows' gradients from every sample in order, so that the sums do not depend on
+/// the threads; `gradients` is all zero before and after.
+fn update_rows(
+    adam: &Adam,
+    rows: &mut [[f32; HIDDEN]],
+    moments: &mut [Moments<HIDDEN>],
+    gradients: &mut [[f32; HIDDEN]],
+    (samples, piece, pieces): (&[&Sample], usize, &[PieceGradients]),
+) {
+    let block = rows.len().div_ceil(PIECES);
+    rows.par_chunks_mut(block)
+        .zip(moments.par_chunks_mut(block))
+        .zip(gradients.par_chunks_mut(block))
+        .enumerate()
+        .for_each(|(number, ((weights, moments), gradients))| {
+            let first = number * block;
+            let mut touched = Vec::new();
+            for (part, piece) in samples.chunks(piece).zip(pieces) {
+                for (sample, to_accumulator) in part.iter().zip(&piece.accumulators) {
+                    for &row in &sample.rows {
+                        let at = (row as usize).wrapping_sub(first);
+                        if at >= gradients.len() {
+                            continue;
+                        }
+                        if gradients[at] == [0.0; HIDDEN] {
+                            touched.push(at);
+                        }
+                        add_into(&mut gradients[at], to_accumulator);
+                    }
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for at in touched {
+                adam.update(&mut weights[at], &gradients[at], &mut moments[at]);
+                gradients[at] = [0.0; HIDDEN];
+            }
+        });
+}
+
 /// What one epoch ended with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EpochReport {
@@ -347,9 +389,8 @@ pub fn train_network(
     let has_headline = validation.iter().any(Sample::is_headline);
     let criterion = |(loss, headline): (f64, f64)| if has_headline { headline } else { loss };
     let mut best = (criterion(errors(&network, validation)), network.clone());
-    let rows = network.rows.len();
-    let mut row_moments = vec![Moments::<HIDDEN>::ZERO; rows];
-    let mut row_gradients = vec![[0f32; HIDDEN]; rows];
+    let mut row_moments = vec![Moments::<HIDDEN>::ZERO; network.rows.len()];
+    let mut row_gradients = vec![[0f32; HIDDEN]; network.rows.len()];
     let mut bias_moments = Moments::<HIDDEN>::ZERO;
     let mut output_moments = vec![Moments::<HIDDEN>::ZERO; PHASES];
     let mut output_bias_moments = vec![Moments::<1>::ZERO; PHASES];
@@ -384,41 +425,13 @@ pub fn train_network(
                     output_bias[phase][0] += gradients.output_bias[phase];
                 }
             }
-            // The rows, in blocks of their own updated in parallel: each block takes its rows'
-            // gradients from every sample in order, so the sums do not depend on the threads.
-            let block = rows.div_ceil(PIECES);
-            network
-                .rows
-                .par_chunks_mut(block)
-                .zip(row_moments.par_chunks_mut(block))
-                .zip(row_gradients.par_chunks_mut(block))
-                .enumerate()
-                .for_each(|(number, ((weights, moments), gradients))| {
-                    let first = number * block;
-                    let mut touched = Vec::new();
-                    for (part, piece) in samples.chunks(piece).zip(&pieces) {
-                        for (sample, to_accumulator) in part.iter().zip(&piece.accumulators) {
-                            for &row in &sample.rows {
-                                let Some(at) = (row as usize).checked_sub(first) else {
-                                    continue;
-                                };
-                                if at >= gradients.len() {
-                                    continue;
-                                }
-                                if gradients[at] == [0.0; HIDDEN] {
-                                    touched.push(at);
-                                }
-                                add_into(&mut gradients[at], to_accumulator);
-                            }
-                        }
-                    }
-                    touched.sort_unstable();
-                    touched.dedup();
-                    for at in touched {
-                        adam.update(&mut weights[at], &gradients[at], &mut moments[at]);
-                        gradients[at] = [0.0; HIDDEN];
-                    }
-                });
+            update_rows(
+                &adam,
+                &mut network.rows,
+                &mut row_moments,
+                &mut row_gradients,
+                (&samples, piece, &pieces),
+            );
             adam.update(&mut network.hidden_bias, &hidden_bias, &mut bias_moments);
             for phase in 0..PHASES {
                 adam.update(

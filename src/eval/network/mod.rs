@@ -70,7 +70,11 @@ impl NetworkEvaluator {
             });
         }
         let tables = tables();
-        assert_eq!(tables.instances.len() + 4, SUMMED_ROWS, "rows summed per position");
+        assert_eq!(
+            tables.instances.len() + 4,
+            SUMMED_ROWS,
+            "rows summed per position"
+        );
         let mut rows = Vec::new();
         let mut type_starts = Vec::new();
         for slots in &tables.slot_of_index {
