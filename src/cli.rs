@@ -55,7 +55,7 @@ pub struct Cli {
     pub log_level: Option<log::LevelFilter>,
     /// Evaluation: linear (the built-in pattern weights; also `builtin`), simple, or a weights
     /// or network file.
-    #[arg(long, global = true, default_value = "builtin")]
+    #[arg(long, global = true, default_value = "linear")]
     pub eval: String,
 }
 

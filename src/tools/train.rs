@@ -270,7 +270,8 @@ pub struct TrainArgs {
     /// a search score is a much less noisy label than a game's result.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     label_weight: u32,
-    /// Start from these weights (builtin or a weights file) rather than from zero.
+    /// Start from these weights (linear, the built-in ones, or a weights file) rather than
+    /// from zero.
     #[arg(long)]
     init: Option<String>,
     /// Where to write the weights.
@@ -315,7 +316,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
     let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),
-        Some("builtin" | "built-in") => PatternEvaluator::built_in_weights(),
+        Some("linear" | "builtin" | "built-in") => PatternEvaluator::built_in_weights(),
         Some(path) => {
             let bytes = std::fs::read(path)
                 .map_err(|e| anyhow::anyhow!("cannot read weights '{path}': {e}"))?;
