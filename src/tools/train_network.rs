@@ -11,7 +11,7 @@
 //! `--patience` epochs in a row have not improved on it. The result is quantised to the
 //! evaluation's integers and its error measured again.
 
-use super::dataset::{label_examples, label_floor, Example, GameSources};
+use super::dataset::{label_examples, Example, GameSources};
 use super::progress_bar;
 use super::train::{is_validation, load_examples, ExamplesByGame, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
@@ -598,27 +598,18 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     if training.is_empty() || validation.is_empty() {
         anyhow::bail!("too few games to train on and validate with");
     }
-    let headline: Vec<Example> = validation
-        .iter()
-        .filter(|s| s.is_headline())
-        .map(|s| Example {
-            board: s.board,
-            label: s.label,
-        })
-        .collect();
+    let headline = validation.iter().filter(|s| s.is_headline()).count();
     eprintln!(
-        "{} training and {} validation positions ({} of them searched, midgame)",
+        "{} training and {} validation positions ({headline} of them searched, midgame)",
         training.len(),
         validation.len(),
-        headline.len()
     );
     let batches = training.len().div_ceil(config.batch) as u64;
     let bar = progress_bar(
         u64::from(config.epochs) * batches,
         "{bar:30} {pos}/{len} minibatches [{elapsed}<{eta}] {msg}",
     );
-    let start = FloatNetwork::initial(config.seed);
-    let (_, linear_error) = errors(&start, &validation);
+    let linear_error = headline_error(&validation, |s| f64::from(s.linear));
     let network = train_network(
         &training,
         &validation,
@@ -647,38 +638,26 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     let (_, float_error) = errors(&network, &validation);
     let evaluator = NetworkEvaluator::new(linear.clone(), &weights)?;
-    let integer_error = integer_error(&evaluator, &validation);
+    let integer_error = headline_error(&validation, |s| f64::from(evaluator.evaluate(&s.board)));
     println!(
         "midgame validation error (24-59 empties, searched labels, {} positions): linear {:.3}, \
          network {:.3} (float, unrounded), {:.3} (as evaluated: integers, whole discs); \
          network written to {}",
-        headline.len(),
+        headline,
         linear_error,
         float_error,
         integer_error,
         args.output.display()
     );
-    if !headline.is_empty() {
-        println!(
-            "the least error any evaluation could reach on them (the labels' floor): {:.3}",
-            label_floor(&headline)
-        );
-    }
     Ok(())
 }
 
-/// The mean absolute error of `evaluator` (as the search sees it: integers, whole discs) over
-/// the headline samples.
-fn integer_error(evaluator: &NetworkEvaluator, samples: &[Sample]) -> f64 {
+/// The mean absolute error of `score` over the headline samples.
+fn headline_error(samples: &[Sample], score: impl Fn(&Sample) -> f64 + Sync) -> f64 {
     let (total, count) = samples
         .par_iter()
         .filter(|s| s.is_headline())
-        .map(|s| {
-            (
-                f64::from((evaluator.evaluate(&s.board) as f32 - s.label).abs()),
-                1usize,
-            )
-        })
+        .map(|s| ((score(s) - f64::from(s.label)).abs(), 1usize))
         .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     total / count.max(1) as f64
 }
