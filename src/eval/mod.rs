@@ -37,16 +37,21 @@ pub trait Evaluator<N>: Sync {
         self.evaluate(node)
     }
 
-    /// The evaluation of `parent`'s children, called with each child's move and position, from
-    /// code compiled for the level `I`. An evaluator that can share work between the children
-    /// of one node does it once here (the patterns: the parent's indices, which a move changes
-    /// on a few squares only).
-    fn children_of<I: Isa>(&self, isa: I, _parent: &N) -> impl Fn(usize, &N) -> i32 + '_
+    /// The evaluation of `parent`'s children, called with each child's move, position and
+    /// window, from code compiled for the level `I`. An evaluator that can share work between
+    /// the children of one node does it once here (the patterns: the parent's indices, which a
+    /// move changes on a few squares only).
+    ///
+    /// The window `(lower, upper)` lets an evaluation stop early, fail-soft: a score strictly
+    /// inside it is exact, one at or below `lower` only an upper bound of the exact score, one
+    /// at or above `upper` only a lower bound. A window wider than any score asks for exact
+    /// scores.
+    fn children_of<I: Isa>(&self, isa: I, _parent: &N) -> impl Fn(usize, &N, (i32, i32)) -> i32 + '_
     where
         Self: Sized,
     {
         #[inline(always)]
-        move |_, child| self.evaluate_at(isa, child)
+        move |_, child, _| self.evaluate_at(isa, child)
     }
 }
 
@@ -125,7 +130,11 @@ impl Evaluator<Board> for Evaluation {
     }
 
     #[inline(always)]
-    fn children_of<I: Isa>(&self, isa: I, parent: &Board) -> impl Fn(usize, &Board) -> i32 + '_
+    fn children_of<I: Isa>(
+        &self,
+        isa: I,
+        parent: &Board,
+    ) -> impl Fn(usize, &Board, (i32, i32)) -> i32 + '_
     where
         Self: Sized,
     {
@@ -146,7 +155,7 @@ impl Evaluator<Board> for Evaluation {
         };
         let parent_opponent = parent.opponent;
         #[inline(always)]
-        move |square, child| {
+        move |square, child, window| {
             // The flipped discs: the parent's opponent's, which the child's side to move lost.
             let flipped = (square, parent_opponent ^ child.player);
             match &shared {
@@ -154,7 +163,7 @@ impl Evaluator<Board> for Evaluation {
                     patterns.evaluate_child(isa, indices, flipped, child)
                 }
                 Shared::Network(network, indices) => {
-                    network.evaluate_child(isa, indices, flipped, child)
+                    network.evaluate_child(isa, indices, flipped, child, window)
                 }
                 Shared::Simple => SimpleEvaluator.evaluate(child),
             }

@@ -632,7 +632,11 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         if empties < SHALLOW_ORDER_MIN_EMPTIES {
             let evaluate_child = self.searcher.ctx.evaluator.children_of(isa, board);
             for entry in list.iter_mut() {
-                let opponent_score = evaluate_child(usize::from(entry.square), &entry.child);
+                let opponent_score = evaluate_child(
+                    usize::from(entry.square),
+                    &entry.child,
+                    (-INFINITY, INFINITY),
+                );
                 entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
             }
         } else {

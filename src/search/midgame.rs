@@ -64,7 +64,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
 
         /// A node one ply above the leaves ([`Self::frontier_body`]).
         fn frontier[frontier_at, frontier_v4, frontier_v3, frontier_baseline](
-            &mut self, node: &N, moves: u64, beta: i32
+            &mut self, node: &N, moves: u64, window: (i32, i32)
         ) -> i32 => frontier_body;
     }
 
@@ -101,7 +101,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             }
         }
         if depth == 1 {
-            return self.frontier_at(isa, node, moves, beta);
+            return self.frontier_at(isa, node, moves, (alpha, beta));
         }
         let key = node.key();
         let (settled, table_move) =
@@ -253,7 +253,13 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// reaches `beta` (fail-soft). No table and no ordering by hints: here a table probe or a
     /// hint costs about what the evaluations it might save cost.
     #[inline(always)]
-    fn frontier_body<I: Isa>(&mut self, isa: I, node: &N, moves: u64, beta: i32) -> i32 {
+    fn frontier_body<I: Isa>(
+        &mut self,
+        isa: I,
+        node: &N,
+        moves: u64,
+        (alpha, beta): (i32, i32),
+    ) -> i32 {
         let mut best = -INFINITY;
         let evaluate_child = self.ctx.evaluator.children_of(isa, node);
         for &class in N::FRONTIER_ORDER {
@@ -266,7 +272,9 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
                 let score = if child.moves_at(isa) == 0 && child.pass().moves_at(isa) == 0 {
                     -child.final_score()
                 } else {
-                    -evaluate_child(mv, &child)
+                    // A child that can neither reach `beta` nor beat the best so far (or
+                    // `alpha`) need only be bounded.
+                    -evaluate_child(mv, &child, (-beta, -alpha.max(best)))
                 };
                 if score > best {
                     best = score;

@@ -17,7 +17,8 @@ use super::train::{is_validation, load_examples, ExamplesByGame, TrainConfig, MI
 use crate::board::Board;
 use crate::eval::indices::for_each_slot;
 use crate::eval::network::{
-    NetworkEvaluator, NetworkWeights, ACTIVATION_ONE, HIDDEN, OUTPUT_ONE, ROW_LIMIT, SUMMED_ROWS,
+    NetworkEvaluator, NetworkWeights, ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, OUTPUT_ONE,
+    ROW_LIMIT, SUMMED_ROWS,
 };
 use crate::eval::patterns::{phase_of, PHASES};
 use crate::eval::{Evaluation, Evaluator, PatternEvaluator};
@@ -170,7 +171,22 @@ impl FloatNetwork {
     pub fn predict(&self, sample: &Sample) -> f32 {
         let phase = sample.phase();
         let active = self.accumulator(sample).map(|a| a.clamp(0.0, 1.0));
-        sample.linear + dot(&active, &self.output[phase]) + self.output_bias[phase]
+        sample.linear
+            + self
+                .correction(phase, &active)
+                .unwrap_or_else(|limit| limit)
+    }
+
+    /// The network's correction in discs from the hidden units' activations: `Err` with the
+    /// limit it reaches when clipped to [`CORRECTION_LIMIT`] (where no gradient flows back).
+    fn correction(&self, phase: usize, active: &[f32; HIDDEN]) -> Result<f32, f32> {
+        let limit = CORRECTION_LIMIT as f32 / 256.0;
+        let correction = dot(active, &self.output[phase]) + self.output_bias[phase];
+        if correction.abs() < limit {
+            Ok(correction)
+        } else {
+            Err(limit.copysign(correction))
+        }
     }
 
     /// The integer weights of this network, correcting the linear weights of `linear_checksum`.
@@ -232,8 +248,11 @@ impl PieceGradients {
             let phase = sample.phase();
             let accumulator = network.accumulator(sample);
             let active = accumulator.map(|a| a.clamp(0.0, 1.0));
-            let prediction =
-                sample.linear + dot(&active, &network.output[phase]) + network.output_bias[phase];
+            let Ok(correction) = network.correction(phase, &active) else {
+                gradients.accumulators.push([0.0; HIDDEN]);
+                continue;
+            };
+            let prediction = sample.linear + correction;
             let error = 2.0 * sample.weight * (prediction - sample.label) / total_weight;
             gradients.output_bias[phase] += error;
             let mut to_accumulator = [0.0; HIDDEN];

@@ -11,6 +11,7 @@ use oxello::eval::patterns::{
     feature_offsets, instance_index, phase_empties, phase_of, tables, PATTERN_TYPES,
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
+use oxello::search::INFINITY;
 use oxello::tools::dataset::label_floor;
 use oxello::tools::dataset::{all_examples, load_games};
 use oxello::tools::eval_error::evaluation_error;
@@ -102,7 +103,7 @@ proptest! {
             let flipped = board.flips(square);
             let child = board.play_with_flips(square, flipped);
             prop_assert_eq!(parent.after_move(IsaDetected, square, flipped), mover_indices(IsaDetected, &child));
-            prop_assert_eq!(evaluate_child(square, &child), evaluation.evaluate(&child));
+            prop_assert_eq!(evaluate_child(square, &child, (-INFINITY, INFINITY)), evaluation.evaluate(&child));
         }
     }
 

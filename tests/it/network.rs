@@ -3,23 +3,26 @@
 //! scratch; its file refused when damaged; and its trainer lowering the loss it trains on.
 
 use crate::common::cli::scratch_dir;
-use crate::common::{data_file, playout, pseudo_random_bytes};
+use crate::common::{data_file, minimax, playout, pseudo_random_bytes};
 use oxello::board::{Board, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
-use oxello::eval::network::{ACTIVATION_ONE, HIDDEN, ROW_LIMIT};
+use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
 use oxello::eval::{
     Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
 };
 use oxello::random::seeded_hash;
+use oxello::search::{Limits, SearchContext, SearchOptions, TranspositionTable, INFINITY};
 use oxello::tools::dataset::label_examples;
 use oxello::tools::train_network::{
     errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
 };
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 /// Weights drawn from a seed over the whole range the file allows, some rows small enough to
-/// keep hidden units between the activation's bounds, others large enough to clip them.
+/// keep hidden units between the activation's bounds, others large enough to clip them; the
+/// output layers scaled so that some corrections reach the limit and most do not.
 fn random_weights(seed: u64) -> NetworkWeights {
     let linear = PatternEvaluator::built_in();
     let mut weights = NetworkWeights::zero(linear.checksum());
@@ -34,12 +37,13 @@ fn random_weights(seed: u64) -> NetworkWeights {
         *w = value(1 << 40 | i as u64, ROW_LIMIT) as i16;
     }
     for (p, row) in weights.output.iter_mut().enumerate() {
+        let limit = i16::MAX as i32 >> (4 + p % 4);
         for (i, w) in row.iter_mut().enumerate() {
-            *w = value(2 << 40 | (p * HIDDEN + i) as u64, i16::MAX as i32) as i16;
+            *w = value(2 << 40 | (p * HIDDEN + i) as u64, limit) as i16;
         }
     }
     for (p, b) in weights.output_bias.iter_mut().enumerate() {
-        *b = value(3 << 40 | p as u64, 1 << 20);
+        *b = value(3 << 40 | p as u64, 1 << 10);
     }
     weights
 }
@@ -55,7 +59,8 @@ fn random_network() -> &'static (NetworkWeights, Arc<NetworkEvaluator>) {
 }
 
 /// The network's part of the score, in 1/256 disc, computed the plain way: every instance's
-/// index read square by square, its slot's row, sums in 32 bits.
+/// index read square by square, its slot's row, sums in 32 bits, the result clipped to the
+/// correction's limit.
 fn reference_correction(weights: &NetworkWeights, board: &Board) -> i32 {
     let tables = tables();
     let mut rows: Vec<usize> = tables
@@ -78,7 +83,7 @@ fn reference_correction(weights: &NetworkWeights, board: &Board) -> i32 {
         );
         output += i64::from(sum.clamp(0, ACTIVATION_ONE)) * i64::from(weights.output[phase][unit]);
     }
-    (output >> 7) as i32 + weights.output_bias[phase]
+    ((output >> 7) as i32 + weights.output_bias[phase]).clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT)
 }
 
 /// Positions from random playouts of every length.
@@ -94,9 +99,10 @@ fn the_integer_network_equals_the_reference_at_every_level() {
     let (weights, network) = random_network();
     let linear = PatternEvaluator::built_in();
     let level = cpu::level();
-    let mut clipped = [0usize; 2];
+    let mut corrections = [0usize; 3];
     for board in positions() {
-        let expected = linear.raw(&board) + reference_correction(weights, &board);
+        let correction = reference_correction(weights, &board);
+        let expected = linear.raw(&board) + correction;
         assert_eq!(network.correction(&board), expected - linear.raw(&board));
         assert_eq!(network.raw_at(IsaBaseline, &board), expected, "{board:?}");
         if level >= Level::V3 {
@@ -109,11 +115,16 @@ fn the_integer_network_equals_the_reference_at_every_level() {
             let v4 = unsafe { IsaV4::new_unchecked() };
             assert_eq!(network.raw_at(v4, &board), expected, "x86-64-v4, {board:?}");
         }
-        clipped[usize::from(expected != linear.raw(&board))] += 1;
+        corrections[match correction.abs() {
+            0 => 0,
+            CORRECTION_LIMIT => 2,
+            _ => 1,
+        }] += 1;
     }
     assert!(
-        clipped[1] > 300,
-        "the random network changes the scores: {clipped:?}"
+        corrections[1] > 100 && corrections[2] > 50,
+        "the random network corrects scores, some up to the limit (none, some, the limit): \
+         {corrections:?}"
     );
 }
 
@@ -129,9 +140,92 @@ fn children_scored_from_their_parents_indices_equal_their_own_evaluation() {
                 continue;
             }
             assert_eq!(
-                children(square, &child),
+                children(square, &child, (-INFINITY, INFINITY)),
                 network.evaluate(&child),
                 "{board:?} {square}"
+            );
+        }
+    }
+}
+
+/// Within a window, a child's score is exact inside it and a true bound outside it, and the
+/// network is skipped (the bound differs from the score) when the linear score is far enough
+/// outside.
+#[test]
+fn children_scored_within_a_window_are_exact_inside_it_and_bounds_outside() {
+    let (_, network) = random_network();
+    let evaluation = Evaluation::Network(Arc::clone(network));
+    let mut bounded = [0usize; 2];
+    for board in positions() {
+        let children = evaluation.children_of(IsaBaseline, &board);
+        for square in Squares(board.moves()) {
+            let child = board.play(square).expect("a legal move");
+            if child.is_game_over() {
+                continue;
+            }
+            let exact = network.evaluate(&child);
+            for lower in (-20..=20).step_by(5).map(|shift| exact + shift) {
+                for width in [1, 3, 9] {
+                    let window = (lower, lower + width);
+                    let score = children(square, &child, window);
+                    let context = format!("{board:?} {square} {window:?}: {score} for {exact}");
+                    if score <= window.0 {
+                        assert!(exact <= score, "not an upper bound: {context}");
+                        bounded[usize::from(score != exact)] += 1;
+                    } else if score >= window.1 {
+                        assert!(exact >= score, "not a lower bound: {context}");
+                        bounded[usize::from(score != exact)] += 1;
+                    } else {
+                        assert_eq!(score, exact, "not exact inside the window: {context}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        bounded[1] > 1000 && bounded[0] > 1000,
+        "scores outside the window, exact and only bounds: {bounded:?}"
+    );
+}
+
+/// Alpha-beta with the network evaluation (its children scored within windows at the frontier)
+/// finds what plain minimax finds.
+#[test]
+fn alpha_beta_with_the_network_equals_plain_minimax() {
+    let (_, network) = random_network();
+    let evaluation = Evaluation::Network(Arc::clone(network));
+    let stop = AtomicBool::new(false);
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        selectivity: 0,
+        ..SearchOptions::default()
+    };
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread");
+    for board in positions().into_iter().step_by(5) {
+        for depth in 1..=4 {
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            let tt = TranspositionTable::new(1);
+            let score = single.install(|| {
+                SearchContext::new(
+                    &tt,
+                    &evaluation,
+                    &stop,
+                    options,
+                    &limits,
+                    board.empty_count(),
+                )
+                .alpha_beta(&board, -INFINITY, INFINITY, depth)
+            });
+            assert_eq!(
+                score,
+                minimax(&board, depth, &evaluation),
+                "{board:?} depth {depth}"
             );
         }
     }

@@ -2,7 +2,7 @@
 //! positions, serial against parallel, and time and stop limits (down to a stop before the first
 //! iteration ends).
 
-use crate::common::{playout, pseudo_random_bytes};
+use crate::common::{minimax, playout, pseudo_random_bytes};
 use oxello::board::Board;
 use oxello::cpu::Isa;
 use oxello::engine::{Engine, EngineOptions};
@@ -96,24 +96,6 @@ fn textbook_tree_gives_five_and_prunes_three_leaves() {
             "leaf {seen} was never evaluated: {evaluated:?}"
         );
     }
-}
-
-/// Plain negamax: no pruning, no table, the same leaf rule and pass rule as the engine.
-fn minimax(board: &Board, depth: u32, eval: &SimpleEvaluator) -> i32 {
-    let moves = board.moves();
-    if moves == 0 && board.opponent_moves() == 0 {
-        return board.final_score();
-    }
-    if depth == 0 {
-        return eval.evaluate(board);
-    }
-    if moves == 0 {
-        return -minimax(&board.pass(), depth, eval);
-    }
-    oxello::board::Squares(moves)
-        .map(|sq| -minimax(&SearchNode::play(board, sq), depth - 1, eval))
-        .max()
-        .unwrap()
 }
 
 fn random_boards(count: u64) -> Vec<Board> {

@@ -37,6 +37,10 @@ pub const OUTPUT_ONE: i32 = 256;
 pub const ROW_LIMIT: i32 = i16::MAX as i32 / (SUMMED_ROWS as i32 + 1);
 /// Rows summed for a position: one per pattern instance and per counting feature.
 pub const SUMMED_ROWS: usize = 54 + 4;
+/// The largest correction, in 1/256 disc (4 discs): the network's output is clipped to it, so
+/// that a position whose linear score is further than that outside a search's window needs no
+/// network at all (in the first networks trained, 3 positions in 1,000 had a larger one).
+pub const CORRECTION_LIMIT: i32 = 4 * 256;
 
 /// The network evaluation with a set of weights, over the linear evaluation it corrects.
 #[derive(Clone, Debug)]
@@ -152,7 +156,8 @@ impl NetworkEvaluator {
             accumulator.add(isa, &self.rows[self.feature_base + offset]);
         }
         let phase = phase_of(board.empty_count());
-        accumulator.output(isa, &self.output[phase]) + self.output_bias[phase]
+        (accumulator.output(isa, &self.output[phase]) + self.output_bias[phase])
+            .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT)
     }
 
     #[inline(always)]
@@ -164,7 +169,10 @@ impl NetworkEvaluator {
     }
 
     /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
-    /// from a parent with `indices`: its indices derived from the parent's.
+    /// from a parent with `indices`: its indices derived from the parent's. Fail-soft in
+    /// `(lower, upper)` (see [`Evaluator::children_of`]): when the linear score is more than
+    /// [`CORRECTION_LIMIT`] outside the window, the network is not run and the bound the
+    /// linear score gives is returned.
     #[inline(always)]
     pub fn evaluate_child<I: Isa>(
         &self,
@@ -172,8 +180,22 @@ impl NetworkEvaluator {
         indices: &ParentIndices,
         (square, flipped): (usize, u64),
         child: &Board,
+        (lower, upper): (i32, i32),
     ) -> i32 {
-        to_discs(self.raw_with(isa, child, &indices.after_move(isa, square, flipped)))
+        let indices = indices.after_move(isa, square, flipped);
+        let features = feature_offsets_at(isa, child);
+        let linear = self
+            .linear
+            .raw_with_features(isa, child, &indices, &features);
+        let highest = to_discs(linear + CORRECTION_LIMIT);
+        if highest <= lower {
+            return highest;
+        }
+        let lowest = to_discs(linear - CORRECTION_LIMIT);
+        if lowest >= upper {
+            return lowest;
+        }
+        to_discs(linear + self.correction_with(isa, child, &indices, features))
     }
 }
 

@@ -1,11 +1,13 @@
-//! Helpers shared by the integration tests: an independent slow rules reference, random
-//! reachable positions, and the paths of the repository's data files and test fixtures.
+//! Helpers shared by the integration tests: an independent slow rules reference, plain
+//! minimax, random reachable positions, and the paths of the repository's data files and test fixtures.
 
 pub mod cli;
 pub mod engine_process;
 pub mod http;
 
 use oxello::board::{Board, Move, Position, Squares};
+use oxello::eval::Evaluator;
+use oxello::search::SearchNode;
 use std::path::PathBuf;
 
 /// A file of the repository's `data/` folder (the FFO suites, the XOT openings).
@@ -119,6 +121,25 @@ pub fn reference_perft(board: &Board, depth: u32, pass_is_ply: bool) -> u64 {
             reference_perft(&child, depth - 1, pass_is_ply)
         })
         .sum()
+}
+
+/// Plain negamax to `depth`: no pruning, no table, the same leaf rule and pass rule as the
+/// engine (a finished game scores exactly, a pass is not a ply).
+pub fn minimax(board: &Board, depth: u32, eval: &impl Evaluator<Board>) -> i32 {
+    let moves = board.moves();
+    if moves == 0 && board.opponent_moves() == 0 {
+        return board.final_score();
+    }
+    if depth == 0 {
+        return eval.evaluate(board);
+    }
+    if moves == 0 {
+        return -minimax(&board.pass(), depth, eval);
+    }
+    Squares(moves)
+        .map(|sq| -minimax(&SearchNode::play(board, sq), depth - 1, eval))
+        .max()
+        .expect("a position with moves")
 }
 
 /// Plays from the start, choosing each move by the next value of `choices` (modulo the number
