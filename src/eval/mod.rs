@@ -53,6 +53,17 @@ pub trait Evaluator<N>: Sync {
         #[inline(always)]
         move |_, child, _| self.evaluate_at(isa, child)
     }
+
+    /// [`Evaluator::children_of`] for move ordering alone, exact scores asked: an evaluation
+    /// may answer here with a cheaper approximation of itself (the network: its linear part).
+    fn children_for_ordering<I: Isa>(&self, isa: I, parent: &N) -> impl Fn(usize, &N) -> i32 + '_
+    where
+        Self: Sized,
+    {
+        let children = self.children_of(isa, parent);
+        #[inline(always)]
+        move |square, child| children(square, child, (i32::MIN, i32::MAX))
+    }
 }
 
 /// The evaluation an engine uses.
@@ -138,6 +149,33 @@ impl Evaluator<Board> for Evaluation {
     where
         Self: Sized,
     {
+        self.children_with(isa, parent, false)
+    }
+
+    #[inline(always)]
+    fn children_for_ordering<I: Isa>(
+        &self,
+        isa: I,
+        parent: &Board,
+    ) -> impl Fn(usize, &Board) -> i32 + '_
+    where
+        Self: Sized,
+    {
+        let children = self.children_with(isa, parent, true);
+        #[inline(always)]
+        move |square, child| children(square, child, (i32::MIN, i32::MAX))
+    }
+}
+
+impl Evaluation {
+    /// [`Evaluator::children_of`], with the network's linear part alone if `linear_only`.
+    #[inline(always)]
+    fn children_with<I: Isa>(
+        &self,
+        isa: I,
+        parent: &Board,
+        linear_only: bool,
+    ) -> impl Fn(usize, &Board, (i32, i32)) -> i32 + '_ {
         /// What the children of one node share: the parent's indices.
         enum Shared<'e> {
             Simple,
@@ -148,6 +186,9 @@ impl Evaluator<Board> for Evaluation {
             Evaluation::Simple => Shared::Simple,
             Evaluation::Patterns(patterns) => {
                 Shared::Patterns(patterns, ParentIndices::of(isa, parent))
+            }
+            Evaluation::Network(network) if linear_only => {
+                Shared::Patterns(network.linear(), ParentIndices::of(isa, parent))
             }
             Evaluation::Network(network) => {
                 Shared::Network(network, ParentIndices::of(isa, parent))

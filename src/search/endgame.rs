@@ -620,7 +620,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 
     /// Keys the moves of `board` by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the
-    /// static evaluation weighed into the fastest-first key, from there a shallow search.
+    /// static evaluation (its version for ordering: the network's linear part) weighed into
+    /// the fastest-first key, from there a shallow search.
     #[inline(always)]
     fn order_by_evaluation<I: Isa>(
         &mut self,
@@ -630,13 +631,13 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         empties: u32,
     ) {
         if empties < SHALLOW_ORDER_MIN_EMPTIES {
-            let evaluate_child = self.searcher.ctx.evaluator.children_of(isa, board);
+            let evaluate_child = self
+                .searcher
+                .ctx
+                .evaluator
+                .children_for_ordering(isa, board);
             for entry in list.iter_mut() {
-                let opponent_score = evaluate_child(
-                    usize::from(entry.square),
-                    &entry.child,
-                    (-INFINITY, INFINITY),
-                );
+                let opponent_score = evaluate_child(usize::from(entry.square), &entry.child);
                 entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
             }
         } else {

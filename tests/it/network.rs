@@ -148,6 +148,34 @@ fn children_scored_from_their_parents_indices_equal_their_own_evaluation() {
     }
 }
 
+/// Move ordering asks the network's linear part alone, which costs what the linear evaluation
+/// costs; the other evaluations order by their own scores.
+#[test]
+fn children_scored_for_ordering_take_the_networks_linear_part() {
+    let (_, network) = random_network();
+    let linear = PatternEvaluator::built_in();
+    let evaluation = Evaluation::Network(Arc::clone(network));
+    let mut differ = 0;
+    for board in positions() {
+        let ordering = evaluation.children_for_ordering(IsaBaseline, &board);
+        let own = Evaluation::default();
+        let own_ordering = own.children_for_ordering(IsaBaseline, &board);
+        for square in Squares(board.moves()) {
+            let child = board.play(square).expect("a legal move");
+            if child.is_game_over() {
+                continue;
+            }
+            assert_eq!(ordering(square, &child), linear.evaluate(&child));
+            assert_eq!(own_ordering(square, &child), linear.evaluate(&child));
+            differ += usize::from(network.evaluate(&child) != linear.evaluate(&child));
+        }
+    }
+    assert!(
+        differ > 1000,
+        "the network changes the scores it orders by: {differ}"
+    );
+}
+
 /// Within a window, a child's score is exact inside it and a true bound outside it, and the
 /// network is skipped (the bound differs from the score) when the linear score is far enough
 /// outside.

@@ -115,6 +115,11 @@ impl NetworkEvaluator {
         )
     }
 
+    /// The linear evaluation this network corrects.
+    pub fn linear(&self) -> &PatternEvaluator {
+        &self.linear
+    }
+
     /// A number that tells this evaluation from others: the linear weights' checksum and the
     /// network's together.
     pub fn fingerprint(&self) -> u64 {
