@@ -525,7 +525,7 @@ pub struct TrainNetworkArgs {
     /// L2 penalty.
     #[arg(long, default_value_t = NetworkTrainConfig::default().l2)]
     l2: f32,
-    /// Per cent of the games kept for validation.
+    /// Per cent of the games kept for validation (none with `--validation-labels`).
     #[arg(long, default_value_t = NetworkTrainConfig::default().validation_percent)]
     validation: u64,
     /// Seed of the split, the starting weights and the shuffles.
@@ -572,7 +572,12 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         batch: args.batch as usize,
         learning_rate: args.learning_rate,
         l2: args.l2,
-        validation_percent: args.validation,
+        // Files that judge leave every game of the training files to training.
+        validation_percent: if args.validation_labels.is_empty() {
+            args.validation
+        } else {
+            0
+        },
         seed: args.seed,
         patience: args.patience,
     };

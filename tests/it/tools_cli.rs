@@ -5,6 +5,7 @@
 use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
 
 use oxello::eval::Evaluation;
+use oxello::tools::dataset::label_examples;
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -409,5 +410,37 @@ fn train_network_writes_a_network_the_engine_plays_with_and_never_trains_on_what
         ],
     );
     assert_fails_with(&judged_only, "too few games to train on");
+    // Judged by other files, every game of the training files is trained on: none held out.
+    let shard = crate::common::data_file("training/wthor-d10-e20-s0of64.lgz");
+    let judged_apart = oxello_in(
+        &dir,
+        &[
+            "train-network",
+            "--labels",
+            labels,
+            "--validation-labels",
+            shard.to_str().unwrap(),
+            "--epochs",
+            "1",
+            "--output",
+            "net2",
+        ],
+    );
+    assert_prints(&judged_apart, "network written to net2");
+    let log = text(&judged_apart.stderr);
+    let count_before = |marker: &str| -> usize {
+        let line = log.lines().find(|l| l.contains(marker)).expect(marker);
+        line.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let positions: usize = label_examples(&[PathBuf::from(labels)])
+        .unwrap()
+        .iter()
+        .map(|(_, examples)| examples.len())
+        .sum();
+    assert_eq!(
+        count_before("training positions dropped") + count_before("training and"),
+        positions,
+        "{log}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
