@@ -128,17 +128,20 @@ fn the_integer_network_equals_the_reference_at_every_level() {
     );
 }
 
+/// The moves of `board` whose positions are not finished games, with those positions.
+fn children_not_over(board: &Board) -> impl Iterator<Item = (usize, Board)> + '_ {
+    Squares(board.moves())
+        .map(|square| (square, board.play(square).expect("a legal move")))
+        .filter(|(_, child)| !child.is_game_over())
+}
+
 #[test]
 fn children_scored_from_their_parents_indices_equal_their_own_evaluation() {
     let (_, network) = random_network();
     let evaluation = Evaluation::Network(Arc::clone(network));
     for board in positions() {
         let children = evaluation.children_of(IsaBaseline, &board);
-        for square in Squares(board.moves()) {
-            let child = board.play(square).expect("a legal move");
-            if child.is_game_over() {
-                continue;
-            }
+        for (square, child) in children_not_over(&board) {
             assert_eq!(
                 children(square, &child, (-INFINITY, INFINITY)),
                 network.evaluate(&child),
@@ -160,11 +163,7 @@ fn children_scored_for_ordering_take_the_networks_linear_part() {
         let ordering = evaluation.children_for_ordering(IsaBaseline, &board);
         let own = Evaluation::default();
         let own_ordering = own.children_for_ordering(IsaBaseline, &board);
-        for square in Squares(board.moves()) {
-            let child = board.play(square).expect("a legal move");
-            if child.is_game_over() {
-                continue;
-            }
+        for (square, child) in children_not_over(&board) {
             assert_eq!(ordering(square, &child), linear.evaluate(&child));
             assert_eq!(own_ordering(square, &child), linear.evaluate(&child));
             differ += usize::from(network.evaluate(&child) != linear.evaluate(&child));
@@ -186,11 +185,7 @@ fn children_scored_within_a_window_are_exact_inside_it_and_bounds_outside() {
     let mut bounded = [0usize; 2];
     for board in positions() {
         let children = evaluation.children_of(IsaBaseline, &board);
-        for square in Squares(board.moves()) {
-            let child = board.play(square).expect("a legal move");
-            if child.is_game_over() {
-                continue;
-            }
+        for (square, child) in children_not_over(&board) {
             let exact = network.evaluate(&child);
             for lower in (-20..=20).step_by(5).map(|shift| exact + shift) {
                 for width in [1, 3, 9] {
