@@ -171,22 +171,14 @@ impl FloatNetwork {
     pub fn predict(&self, sample: &Sample) -> f32 {
         let phase = sample.phase();
         let active = self.accumulator(sample).map(|a| a.clamp(0.0, 1.0));
-        sample.linear
-            + self
-                .correction(phase, &active)
-                .unwrap_or_else(|limit| limit)
+        let limit = correction_limit();
+        sample.linear + self.correction(phase, &active).clamp(-limit, limit)
     }
 
-    /// The network's correction in discs from the hidden units' activations: `Err` with the
-    /// limit it reaches when clipped to [`CORRECTION_LIMIT`] (where no gradient flows back).
-    fn correction(&self, phase: usize, active: &[f32; HIDDEN]) -> Result<f32, f32> {
-        let limit = CORRECTION_LIMIT as f32 / 256.0;
-        let correction = dot(active, &self.output[phase]) + self.output_bias[phase];
-        if correction.abs() < limit {
-            Ok(correction)
-        } else {
-            Err(limit.copysign(correction))
-        }
+    /// The network's correction in discs from the hidden units' activations, before it is
+    /// clipped to [`CORRECTION_LIMIT`].
+    fn correction(&self, phase: usize, active: &[f32; HIDDEN]) -> f32 {
+        dot(active, &self.output[phase]) + self.output_bias[phase]
     }
 
     /// The integer weights of this network, correcting the linear weights of `linear_checksum`.
@@ -213,6 +205,11 @@ impl FloatNetwork {
             linear_checksum,
         }
     }
+}
+
+/// [`CORRECTION_LIMIT`] in discs.
+fn correction_limit() -> f32 {
+    CORRECTION_LIMIT as f32 / 256.0
 }
 
 /// `sum += add`, element by element.
@@ -248,10 +245,12 @@ impl PieceGradients {
             let phase = sample.phase();
             let accumulator = network.accumulator(sample);
             let active = accumulator.map(|a| a.clamp(0.0, 1.0));
-            let Ok(correction) = network.correction(phase, &active) else {
+            let correction = network.correction(phase, &active);
+            if correction.abs() >= correction_limit() {
+                // Clipped: no gradient flows back.
                 gradients.accumulators.push([0.0; HIDDEN]);
                 continue;
-            };
+            }
             let prediction = sample.linear + correction;
             let error = 2.0 * sample.weight * (prediction - sample.label) / total_weight;
             gradients.output_bias[phase] += error;

@@ -3,7 +3,9 @@
 //! scratch; its file refused when damaged; and its trainer lowering the loss it trains on.
 
 use crate::common::cli::scratch_dir;
-use crate::common::{data_file, minimax, playout, pseudo_random_bytes};
+use crate::common::{
+    data_file, full_width_alpha_beta, minimax, one_thread_pool, playout, pseudo_random_bytes,
+};
 use oxello::board::{Board, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
 use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
@@ -12,12 +14,11 @@ use oxello::eval::{
     Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
 };
 use oxello::random::seeded_hash;
-use oxello::search::{Limits, SearchContext, SearchOptions, TranspositionTable, INFINITY};
+use oxello::search::INFINITY;
 use oxello::tools::dataset::label_examples;
 use oxello::tools::train_network::{
     errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
 };
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 /// Weights drawn from a seed over the whole range the file allows, some rows small enough to
@@ -217,34 +218,10 @@ fn children_scored_within_a_window_are_exact_inside_it_and_bounds_outside() {
 fn alpha_beta_with_the_network_equals_plain_minimax() {
     let (_, network) = random_network();
     let evaluation = Evaluation::Network(Arc::clone(network));
-    let stop = AtomicBool::new(false);
-    let options = SearchOptions {
-        answer_forced_at_once: false,
-        selectivity: 0,
-        ..SearchOptions::default()
-    };
-    let single = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a pool of one thread");
+    let single = one_thread_pool();
     for board in positions().into_iter().step_by(5) {
         for depth in 1..=4 {
-            let limits = Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            };
-            let tt = TranspositionTable::new(1);
-            let score = single.install(|| {
-                SearchContext::new(
-                    &tt,
-                    &evaluation,
-                    &stop,
-                    options,
-                    &limits,
-                    board.empty_count(),
-                )
-                .alpha_beta(&board, -INFINITY, INFINITY, depth)
-            });
+            let score = full_width_alpha_beta(&single, &board, depth, &evaluation);
             assert_eq!(
                 score,
                 minimax(&board, depth, &evaluation),

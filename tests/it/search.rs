@@ -2,7 +2,9 @@
 //! positions, serial against parallel, and time and stop limits (down to a stop before the first
 //! iteration ends).
 
-use crate::common::{minimax, playout, pseudo_random_bytes};
+use crate::common::{
+    full_width_alpha_beta, minimax, one_thread_pool, playout, pseudo_random_bytes,
+};
 use oxello::board::Board;
 use oxello::cpu::Isa;
 use oxello::engine::{Engine, EngineOptions};
@@ -108,14 +110,6 @@ fn random_boards(count: u64) -> Vec<Board> {
         .collect()
 }
 
-/// A pool of one thread, where a search is serial and so reproducible.
-fn one_thread_pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn pvs_with_table_equals_plain_minimax() {
     let eval = SimpleEvaluator;
@@ -125,6 +119,11 @@ fn pvs_with_table_equals_plain_minimax() {
     for board in random_boards(240) {
         for depth in 1..=5 {
             let expected = minimax(&board, depth, &eval);
+            assert_eq!(
+                full_width_alpha_beta(&single, &board, depth, &eval),
+                expected,
+                "{board:?} depth {depth}"
+            );
             let tt = TranspositionTable::new(1);
             let limits = Limits {
                 depth: Some(depth),
@@ -135,16 +134,6 @@ fn pvs_with_table_equals_plain_minimax() {
                 selectivity: 0,
                 ..SearchOptions::default()
             };
-            single.install(|| {
-                let ctx =
-                    SearchContext::new(&tt, &eval, &stop, options, &limits, board.empty_count());
-                assert_eq!(
-                    ctx.alpha_beta(&board, -INFINITY, INFINITY, depth),
-                    expected,
-                    "{board:?} depth {depth}"
-                );
-            });
-            let tt = TranspositionTable::new(1);
             let result = single.install(|| {
                 let ctx =
                     SearchContext::new(&tt, &eval, &stop, options, &limits, board.empty_count());

@@ -7,8 +7,11 @@ pub mod http;
 
 use oxello::board::{Board, Move, Position, Squares};
 use oxello::eval::Evaluator;
-use oxello::search::SearchNode;
+use oxello::search::{
+    Limits, SearchContext, SearchNode, SearchOptions, TranspositionTable, INFINITY,
+};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 /// A file of the repository's `data/` folder (the FFO suites, the XOT openings).
 pub fn data_file(name: &str) -> PathBuf {
@@ -140,6 +143,39 @@ pub fn minimax(board: &Board, depth: u32, eval: &impl Evaluator<Board>) -> i32 {
         .map(|sq| -minimax(&SearchNode::play(board, sq), depth - 1, eval))
         .max()
         .expect("a position with moves")
+}
+
+/// A pool of one thread, where a search is serial and so reproducible.
+pub fn one_thread_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread")
+}
+
+/// The engine's fixed-depth alpha-beta of `board` to `depth`, full width, with a fresh table and
+/// an open window, run on `pool`.
+pub fn full_width_alpha_beta(
+    pool: &rayon::ThreadPool,
+    board: &Board,
+    depth: u32,
+    eval: &impl Evaluator<Board>,
+) -> i32 {
+    let stop = AtomicBool::new(false);
+    let tt = TranspositionTable::new(1);
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        selectivity: 0,
+        ..SearchOptions::default()
+    };
+    pool.install(|| {
+        SearchContext::new(&tt, eval, &stop, options, &limits, board.empty_count())
+            .alpha_beta(board, -INFINITY, INFINITY, depth)
+    })
 }
 
 /// Plays from the start, choosing each move by the next value of `choices` (modulo the number
