@@ -3,7 +3,7 @@
 //! iteration ends).
 
 use crate::common::{
-    full_width_alpha_beta, minimax, one_thread_pool, playout, pseudo_random_bytes,
+    full_width_alpha_beta, full_width_to, minimax, one_thread_pool, playout, pseudo_random_bytes,
 };
 use oxello::board::Board;
 use oxello::cpu::Isa;
@@ -125,15 +125,7 @@ fn pvs_with_table_equals_plain_minimax() {
                 "{board:?} depth {depth}"
             );
             let tt = TranspositionTable::new(1);
-            let limits = Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            };
-            let options = SearchOptions {
-                answer_forced_at_once: false,
-                selectivity: 0,
-                ..SearchOptions::default()
-            };
+            let (limits, options) = full_width_to(depth);
             let result = single.install(|| {
                 let ctx =
                     SearchContext::new(&tt, &eval, &stop, options, &limits, board.empty_count());

@@ -153,6 +153,20 @@ pub fn one_thread_pool() -> rayon::ThreadPool {
         .expect("a pool of one thread")
 }
 
+/// The limits and options of a full-width search to `depth` that searches a forced move too.
+pub fn full_width_to(depth: u32) -> (Limits, SearchOptions) {
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        answer_forced_at_once: false,
+        selectivity: 0,
+        ..SearchOptions::default()
+    };
+    (limits, options)
+}
+
 /// The engine's fixed-depth alpha-beta of `board` to `depth`, full width, with a fresh table and
 /// an open window, run on `pool`.
 pub fn full_width_alpha_beta(
@@ -163,15 +177,7 @@ pub fn full_width_alpha_beta(
 ) -> i32 {
     let stop = AtomicBool::new(false);
     let tt = TranspositionTable::new(1);
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
-    let options = SearchOptions {
-        answer_forced_at_once: false,
-        selectivity: 0,
-        ..SearchOptions::default()
-    };
+    let (limits, options) = full_width_to(depth);
     pool.install(|| {
         SearchContext::new(&tt, eval, &stop, options, &limits, board.empty_count())
             .alpha_beta(board, -INFINITY, INFINITY, depth)
