@@ -49,9 +49,9 @@ impl Default for NetworkTrainConfig {
     fn default() -> Self {
         NetworkTrainConfig {
             epochs: 30,
-            batch: 1024,
+            batch: 4096,
             learning_rate: 0.002,
-            l2: 1e-5,
+            l2: 0.001,
             validation_percent: 10,
             seed: 1,
             patience: 3,
