@@ -175,15 +175,10 @@ fn a_search_restricted_to_some_root_moves_equals_minimax_over_them() {
                     .max()
                     .unwrap();
                 let tt = TranspositionTable::new(1);
-                let limits = Limits {
-                    depth: Some(depth),
-                    ..Limits::default()
-                };
+                let (limits, full_width) = full_width_to(depth);
                 let options = SearchOptions {
-                    answer_forced_at_once: false,
-                    selectivity: 0,
                     root_moves: allowed,
-                    ..SearchOptions::default()
+                    ..full_width
                 };
                 let result = single.install(|| {
                     let ctx = SearchContext::new(
