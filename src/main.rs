@@ -61,7 +61,7 @@ fn main() -> Result<()> {
         Some(Command::Selfplay(args)) => selfplay::run(&args, &evaluation),
         Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),
         Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
-        Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &evaluation),
+        Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &cli.eval, &evaluation),
         Some(Command::Book(args)) => book::run(args, cli.threads, &evaluation),
         Some(Command::Web(ref args)) => {
             let book = engine_book(&cli)?.book;

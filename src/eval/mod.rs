@@ -9,12 +9,14 @@ pub mod indices;
 pub mod network;
 mod pattern_eval;
 pub mod patterns;
+pub mod probcut_table;
 mod simple;
 pub mod weights;
 
 pub use indices::ParentIndices;
 pub use network::{NetworkError, NetworkEvaluator, NetworkWeights};
 pub use pattern_eval::PatternEvaluator;
+pub use probcut_table::ProbCutTable;
 pub use simple::SimpleEvaluator;
 pub use weights::{Weights, WeightsError};
 
@@ -52,6 +54,12 @@ pub trait Evaluator<N>: Sync {
     {
         #[inline(always)]
         move |_, child, _| self.evaluate_at(isa, child)
+    }
+
+    /// The Multi-ProbCut table fitted to this evaluation; by default the built-in one, fitted
+    /// to the built-in weights.
+    fn probcut_table(&self) -> &ProbCutTable {
+        ProbCutTable::built_in()
     }
 
     /// [`Evaluator::children_of`] for move ordering alone, exact scores asked: an evaluation
@@ -97,9 +105,16 @@ impl Evaluation {
                 let bytes = std::fs::read(path)
                     .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
                 if bytes.starts_with(network::file::MAGIC) {
-                    NetworkEvaluator::from_bytes(&bytes)
-                        .map(|e| Evaluation::Network(Arc::new(e)))
-                        .map_err(|e| format!("{path}: {e}"))
+                    let network =
+                        NetworkEvaluator::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+                    if !network.has_probcut_table() {
+                        log::warn!(
+                            "{path} carries no Multi-ProbCut table: searches cut by the built-in \
+                             one, fitted to the linear weights (`oxello --eval {path} tune-mpc \
+                             --network-out FILE` fits the network's own)"
+                        );
+                    }
+                    Ok(Evaluation::Network(Arc::new(network)))
                 } else {
                     PatternEvaluator::from_bytes(&bytes)
                         .map(|e| Evaluation::Patterns(Arc::new(e)))
@@ -137,6 +152,13 @@ impl Evaluator<Board> for Evaluation {
             Evaluation::Simple => SimpleEvaluator.evaluate(board),
             Evaluation::Patterns(patterns) => patterns.evaluate_at(isa, board),
             Evaluation::Network(network) => network.evaluate_at(isa, board),
+        }
+    }
+
+    fn probcut_table(&self) -> &ProbCutTable {
+        match self {
+            Evaluation::Network(network) => network.probcut_table(),
+            Evaluation::Simple | Evaluation::Patterns(_) => ProbCutTable::built_in(),
         }
     }
 

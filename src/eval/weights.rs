@@ -44,8 +44,8 @@ pub enum WeightsError {
     Checksum,
 }
 
-/// The FNV-1a 64 hash, the checksum of weights files.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+/// The FNV-1a 64 hash, the checksum of weights and network files.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
     })

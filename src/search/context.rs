@@ -214,7 +214,8 @@ pub struct SearchContext<'a, N, E> {
     pub(super) selectivity: AtomicU8,
     /// Multi-ProbCut level of the current iteration's depth-limited nodes; 0 = full width.
     pub(super) midgame_selectivity: AtomicU8,
-    pub(super) probcut: &'static ProbCutTable,
+    /// The evaluation's Multi-ProbCut table.
+    pub(super) probcut: &'a ProbCutTable,
     parallel: bool,
     /// Set while helper threads search the tree beside the main thread, sharing the work by
     /// deferring each other's busy nodes instead of by splits (see `super::helpers`).
@@ -255,7 +256,7 @@ impl<'a, N: SearchNode, E: Evaluator<N>> SearchContext<'a, N, E> {
             nodes: AtomicU64::new(0),
             selectivity: AtomicU8::new(0),
             midgame_selectivity: AtomicU8::new(0),
-            probcut: ProbCutTable::built_in(),
+            probcut: evaluator.probcut_table(),
             parallel,
             helpers_at_work: AtomicBool::new(false),
             busy: (parallel && options.parallel.helpers && options.selectivity > 0)

@@ -27,7 +27,7 @@ use super::context::Searcher;
 use super::endgame_cache::Slot;
 use super::endgame_keys::{child_keys, CORNERS, LANES};
 use super::parallel::{in_order, Abort, SharedBest};
-use super::probcut::{endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
+use super::probcut::{endgame_cut_bounds, endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::tt::NO_MOVE;
 use super::INFINITY;
 use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
@@ -684,11 +684,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         selectivity: u8,
     ) -> Option<i32> {
         let depth = endgame_shallow_depth(empties);
-        let (high, low) = self
-            .searcher
-            .ctx
-            .probcut
-            .endgame_cut_bounds(empties, selectivity, alpha);
+        let (high, low) =
+            endgame_cut_bounds(self.searcher.ctx.probcut, empties, selectivity, alpha);
         if let Some(high) = high {
             if self.searcher.pvs(board, high - 1, high, depth, false) >= high {
                 return Some(alpha + 1);

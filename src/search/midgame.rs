@@ -8,7 +8,7 @@ use super::context::{SearchContext, SearchNode, Searcher};
 use super::helpers::Helpers;
 use super::ordering::{Candidate, MoveList};
 use super::parallel::{in_order, Abort, SharedBest};
-use super::probcut::{shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
+use super::probcut::{cut_bounds, shallow_depth, MIN_CUT_DEPTH, SELECTIVE_LEVELS};
 use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use super::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
@@ -306,10 +306,14 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
         if level == 0 {
             return None;
         }
-        let (high, low) = self
-            .ctx
-            .probcut
-            .cut_bounds(depth, node.moves_left(), level, alpha, beta);
+        let (high, low) = cut_bounds(
+            self.ctx.probcut,
+            depth,
+            node.moves_left(),
+            level,
+            alpha,
+            beta,
+        );
         let shallow = shallow_depth(depth);
         if let Some(high) = high {
             if self.pvs(node, high - 1, high, shallow, false) >= high {

@@ -203,6 +203,7 @@ impl FloatNetwork {
                 .map(|&b| (b * 256.0).round() as i32)
                 .collect(),
             linear_checksum,
+            probcut: None,
         }
     }
 }

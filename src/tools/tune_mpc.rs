@@ -13,12 +13,10 @@ use super::dataset::{load_all_games, GameSources, LabelledGame};
 use super::{map_on_engines, progress_bar};
 use crate::board::Position;
 use crate::engine::{Engine, EngineOptions};
-use crate::eval::{Evaluation, Evaluator};
+use crate::eval::probcut_table::{DepthFit, Fit, ProbCutTable, MAX_FIT_DEPTH, MIN_CUT_DEPTH};
+use crate::eval::{Evaluation, Evaluator, NetworkWeights};
 use crate::random::seeded_hash;
-use crate::search::probcut::{
-    endgame_shallow_depth, shallow_depth, DepthFit, Fit, ProbCutTable, MAX_FIT_DEPTH,
-    MIN_CUT_DEPTH, PROBABLE_CUT_MIN_EMPTIES,
-};
+use crate::search::probcut::{endgame_shallow_depth, shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use crate::search::{Limits, ParallelOptions, Proof, SearchOptions};
 use std::path::PathBuf;
 
@@ -258,6 +256,10 @@ pub struct TuneMpcArgs {
     /// Where to write the table (the built-in one is src/eval/oxello.mpc).
     #[arg(long, default_value = "oxello.mpc")]
     output: PathBuf,
+    /// With a network evaluation (`--eval NET`), also write the network with the new table in
+    /// it to this file, so that `--eval` with that file searches with its own table.
+    #[arg(long)]
+    network_out: Option<PathBuf>,
 }
 
 /// Searches `positions` on all cores (one single-threaded search per core) with `work`,
@@ -363,8 +365,9 @@ fn tune_endgame(
     Ok(fit)
 }
 
-/// Runs `oxello tune-mpc`, writes the table and prints each fit.
-pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
+/// Runs `oxello tune-mpc` with the evaluation `--eval eval_name` named, writes the table (and
+/// with `--network-out`, the network with it) and prints each fit.
+pub fn run(args: &TuneMpcArgs, eval_name: &str, evaluation: &Evaluation) -> anyhow::Result<()> {
     if !(MIN_CUT_DEPTH + 1..=MAX_FIT_DEPTH).contains(&args.depth) {
         anyhow::bail!(
             "--depth must be from {} to {MAX_FIT_DEPTH}",
@@ -377,6 +380,16 @@ pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
             PROBABLE_CUT_MIN_EMPTIES + 2
         );
     }
+    let network = match (&args.network_out, evaluation) {
+        (None, _) => None,
+        (Some(_), Evaluation::Network(_)) => Some(
+            std::fs::read(eval_name)
+                .map_err(anyhow::Error::from)
+                .and_then(|bytes| Ok(NetworkWeights::from_bytes(&bytes)?))
+                .map_err(|e| anyhow::anyhow!("cannot read the network {eval_name}: {e}"))?,
+        ),
+        (Some(_), _) => anyhow::bail!("--network-out needs a network evaluation (--eval NET)"),
+    };
     let kept = if args.part == Part::Both {
         None
     } else {
@@ -407,6 +420,12 @@ pub fn run(args: &TuneMpcArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
     std::fs::write(&args.output, table.format())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     println!("table written to {}", args.output.display());
+    if let (Some(path), Some(mut network)) = (&args.network_out, network) {
+        network.probcut = Some(table);
+        std::fs::write(path, network.to_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        println!("network with its table written to {}", path.display());
+    }
     Ok(())
 }
 

@@ -4,21 +4,28 @@
 
 use crate::common::cli::scratch_dir;
 use crate::common::{
-    data_file, full_width_alpha_beta, minimax, one_thread_pool, playout, pseudo_random_bytes,
+    data_file, full_width_alpha_beta, full_width_to, minimax, one_thread_pool, playout,
+    pseudo_random_bytes,
 };
-use oxello::board::{Board, Squares};
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use oxello::board::{Board, Color, Position, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
+use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
+use oxello::eval::weights::fnv1a;
 use oxello::eval::{
     Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
+    ProbCutTable,
 };
 use oxello::random::seeded_hash;
-use oxello::search::INFINITY;
+use oxello::search::{SearchOptions, DEFAULT_SELECTIVITY, INFINITY};
 use oxello::tools::dataset::label_examples;
 use oxello::tools::train_network::{
     errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
 };
+use std::io::{Read, Write};
 use std::sync::{Arc, OnceLock};
 
 /// Weights drawn from a seed over the whole range the file allows, some rows small enough to
@@ -274,6 +281,146 @@ fn network_files_round_trip_and_damaged_ones_are_refused() {
     assert!(matches!(
         NetworkEvaluator::from_bytes(&other.to_bytes()),
         Err(NetworkError::Linear { .. })
+    ));
+}
+
+/// The built-in Multi-ProbCut table with every deviation scaled by `scale`, to four decimals.
+fn scaled_table(scale: f64) -> ProbCutTable {
+    let mut table = ProbCutTable::built_in().clone();
+    for fit in table
+        .fits
+        .iter_mut()
+        .map(|f| &mut f.fit)
+        .chain([&mut table.endgame])
+    {
+        fit.sigma = fit.sigma.map(|s| s * scale);
+    }
+    // As a file stores it: to four decimals.
+    ProbCutTable::parse(&table.format()).unwrap()
+}
+
+/// `bytes`, a network file, with its payload (decompressed) edited by `edit`, the header's
+/// version set to `version` and its checksum made right again: the layout of
+/// `oxello::eval::network::file`.
+fn rewritten_network_file(bytes: &[u8], version: u32, edit: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+    let mut payload = Vec::new();
+    GzDecoder::new(&bytes[44..])
+        .read_to_end(&mut payload)
+        .unwrap();
+    edit(&mut payload);
+    let mut file = bytes[..44].to_vec();
+    file[8..12].copy_from_slice(&version.to_le_bytes());
+    file[36..44].copy_from_slice(&fnv1a(&payload).to_le_bytes());
+    let mut encoder = GzEncoder::new(file, flate2::Compression::fast());
+    encoder.write_all(&payload).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[test]
+fn a_network_file_carries_its_multi_probcut_table_and_searches_cut_by_it() {
+    let (weights, _) = random_network();
+    assert_eq!(weights.probcut, None);
+    let with_table = |table: ProbCutTable| NetworkWeights {
+        probcut: Some(table),
+        ..weights.clone()
+    };
+    let narrow = with_table(scaled_table(0.25));
+    let bytes = narrow.to_bytes();
+    assert_eq!(NetworkWeights::from_bytes(&bytes).as_ref(), Ok(&narrow));
+
+    // Read as an engine reads it: the table is the network's, and it is part of the
+    // fingerprint; without one, the built-in table.
+    let path = scratch_dir("network-table").join("narrow.network");
+    std::fs::write(&path, &bytes).unwrap();
+    let narrow_evaluation = Evaluation::from_name(path.to_str().unwrap()).unwrap();
+    assert_eq!(
+        narrow_evaluation.probcut_table(),
+        narrow.probcut.as_ref().unwrap()
+    );
+    let plain = Evaluation::Network(Arc::clone(&random_network().1));
+    assert_eq!(plain.probcut_table(), ProbCutTable::built_in());
+    assert_ne!(narrow_evaluation.fingerprint(), plain.fingerprint());
+
+    // A search at the default selectivity cuts by the evaluation's table: more with narrow
+    // deviations, less with wide ones.
+    let wide = NetworkEvaluator::new(PatternEvaluator::built_in(), &with_table(scaled_table(4.0)))
+        .unwrap();
+    let narrow = Arc::new(NetworkEvaluator::new(PatternEvaluator::built_in(), &narrow).unwrap());
+    let wide = Arc::new(wide);
+    let nodes = |evaluator: &Arc<NetworkEvaluator>| -> u64 {
+        positions()
+            .into_iter()
+            .filter(|board| board.empty_count() >= 30)
+            .step_by(6)
+            .map(|board| selective_search_nodes(&board, 8, evaluator))
+            .sum()
+    };
+    let (narrow_nodes, wide_nodes) = (nodes(&narrow), nodes(&wide));
+    assert!(
+        narrow_nodes < wide_nodes,
+        "narrow table {narrow_nodes} nodes, wide one {wide_nodes}"
+    );
+}
+
+/// The nodes of an engine's one-thread search of `board` to `depth` at the default
+/// selectivity.
+fn selective_search_nodes(board: &Board, depth: u32, evaluator: &Arc<NetworkEvaluator>) -> u64 {
+    let options = EngineOptions {
+        threads: 1,
+        hash_mib: 1,
+    };
+    let mut engine =
+        Engine::with_evaluation(options, Evaluation::Network(Arc::clone(evaluator))).unwrap();
+    let (limits, options) = full_width_to(depth);
+    let options = SearchOptions {
+        selectivity: DEFAULT_SELECTIVITY,
+        ..options
+    };
+    let position = Position {
+        board: *board,
+        side_to_move: Color::Black,
+    };
+    let result = engine.search_at(&position, &limits, options, &mut |_| {});
+    assert_eq!(
+        result.selectivity, DEFAULT_SELECTIVITY,
+        "a selective iteration"
+    );
+    result.nodes
+}
+
+#[test]
+fn version_1_network_files_without_a_table_are_still_read_and_damaged_tables_refused() {
+    let (weights, _) = random_network();
+    let current = weights.to_bytes();
+    // Version 2 ends the payload with the table's length, 0 here; version 1 has no such word.
+    let version_1 = rewritten_network_file(&current, 1, |payload| {
+        assert_eq!(payload.split_off(payload.len() - 4), [0; 4]);
+    });
+    assert_eq!(NetworkWeights::from_bytes(&version_1).as_ref(), Ok(weights));
+
+    let with_table = NetworkWeights {
+        probcut: Some(scaled_table(0.5)),
+        ..weights.clone()
+    }
+    .to_bytes();
+    let damaged = rewritten_network_file(&with_table, 2, |payload| {
+        let at = payload.len() - 30;
+        payload[at] = b'x';
+    });
+    assert!(
+        matches!(
+            NetworkWeights::from_bytes(&damaged),
+            Err(NetworkError::Table(_))
+        ),
+        "{:?}",
+        NetworkWeights::from_bytes(&damaged).err()
+    );
+    let cut_short = rewritten_network_file(&with_table, 2, |payload| {
+        payload.truncate(payload.len() - 1)
+    });
+    assert!(matches!(
+        NetworkWeights::from_bytes(&cut_short),
+        Err(NetworkError::Size(_))
     ));
 }
 

@@ -4,7 +4,7 @@
 
 use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
 
-use oxello::eval::Evaluation;
+use oxello::eval::{Evaluation, NetworkWeights, PatternEvaluator, ProbCutTable};
 use oxello::tools::dataset::label_examples;
 use std::path::{Path, PathBuf};
 
@@ -443,4 +443,66 @@ fn train_network_writes_a_network_the_engine_plays_with_and_never_trains_on_what
         "{log}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn tune_mpc_fits_a_table_to_a_network_and_writes_it_into_the_network_file() {
+    let dir = scratch_dir("tune-mpc-network");
+    let zero = NetworkWeights::zero(PatternEvaluator::built_in().checksum());
+    std::fs::write(dir.join("net"), zero.to_bytes()).unwrap();
+    let games = crate::common::fixture("WTH_2020.wtb");
+    let tune = |eval: &str, network_out: &str| {
+        oxello_in(
+            &dir,
+            &[
+                "--eval",
+                eval,
+                "tune-mpc",
+                games.to_str().unwrap(),
+                "--positions",
+                "40",
+                "--depth",
+                "5",
+                "--endgame-positions",
+                "40",
+                "--endgame-empties",
+                "18",
+                "--output",
+                "net.mpc",
+                "--network-out",
+                network_out,
+            ],
+        )
+    };
+    let tuned = tune("net", "net-with-table");
+    assert_prints(&tuned, "network with its table written to net-with-table");
+    assert!(
+        text(&tuned.stderr).contains("carries no Multi-ProbCut table"),
+        "a network without a table is reported: {}",
+        text(&tuned.stderr)
+    );
+    let table = ProbCutTable::parse(&std::fs::read_to_string(dir.join("net.mpc")).unwrap())
+        .expect("tune-mpc writes a table it reads");
+    let written =
+        NetworkWeights::from_bytes(&std::fs::read(dir.join("net-with-table")).unwrap()).unwrap();
+    assert_eq!(written.probcut.as_ref(), Some(&table));
+    assert_eq!(
+        NetworkWeights {
+            probcut: None,
+            ..written
+        },
+        zero,
+        "the weights are the network's"
+    );
+    let played = oxello_in(&dir, &["--eval", "net-with-table", "bench", "--depth", "4"]);
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    assert!(
+        !text(&played.stderr).contains("Multi-ProbCut"),
+        "{}",
+        text(&played.stderr)
+    );
+    assert_fails_with(
+        &tune("linear", "never"),
+        "--network-out needs a network evaluation",
+    );
 }

@@ -21,7 +21,8 @@ pub use file::{NetworkError, NetworkWeights};
 use super::indices::{mover_indices, Lanes, ParentIndices};
 use super::pattern_eval::to_discs;
 use super::patterns::{feature_offsets_at, phase_of, tables};
-use super::{Evaluator, PatternEvaluator};
+use super::weights::fnv1a;
+use super::{Evaluator, PatternEvaluator, ProbCutTable};
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
 use forward::{Accumulator, Row};
@@ -58,6 +59,8 @@ pub struct NetworkEvaluator {
     output: Vec<Row>,
     output_bias: Vec<i32>,
     checksum: u64,
+    /// The Multi-ProbCut table fitted to the network, if its file carries one.
+    probcut: Option<ProbCutTable>,
 }
 
 impl NetworkEvaluator {
@@ -104,6 +107,7 @@ impl NetworkEvaluator {
             output: weights.output.iter().map(|&r| Row(r)).collect(),
             output_bias: weights.output_bias.clone(),
             checksum: weights.checksum(),
+            probcut: weights.probcut.clone(),
         })
     }
 
@@ -120,10 +124,20 @@ impl NetworkEvaluator {
         &self.linear
     }
 
-    /// A number that tells this evaluation from others: the linear weights' checksum and the
-    /// network's together.
+    /// A number that tells this evaluation from others: the linear weights' checksum, the
+    /// network's and that of its Multi-ProbCut table (which changes what searches find)
+    /// together.
     pub fn fingerprint(&self) -> u64 {
-        self.linear.checksum().rotate_left(1) ^ self.checksum
+        let table = self
+            .probcut
+            .as_ref()
+            .map_or(0, |table| fnv1a(table.format().as_bytes()).rotate_left(2));
+        self.linear.checksum().rotate_left(1) ^ self.checksum ^ table
+    }
+
+    /// Whether the network's file carries its own Multi-ProbCut table.
+    pub fn has_probcut_table(&self) -> bool {
+        self.probcut.is_some()
     }
 
     /// The score of `board` in 1/256 disc, before rounding.
@@ -208,6 +222,11 @@ impl Evaluator<Board> for NetworkEvaluator {
     #[inline(always)]
     fn evaluate(&self, board: &Board) -> i32 {
         to_discs(self.raw(board))
+    }
+
+    /// The network's own table, or without one the built-in table.
+    fn probcut_table(&self) -> &ProbCutTable {
+        self.probcut.as_ref().unwrap_or(ProbCutTable::built_in())
     }
 
     #[inline(always)]
