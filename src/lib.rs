@@ -5,7 +5,8 @@
 //! - [`book`]: the opening book (positions merged under symmetry, values negamaxed);
 //! - [`notation`]: squares, board strings, transcripts, OBF, GGF and WTHOR, parsed and printed;
 //! - [`tools`]: the command-line tools built on the library (perft, ...);
-//! - [`web`]: `oxello web`, a board in the browser over the same engine core.
+//! - [`web`]: `oxello web`, a board in the browser over the same engine core;
+//! - [`zeroed_memory`]: large zeroed arrays on huge pages (the table's, the network's rows).
 
 pub mod board;
 pub mod book;
@@ -19,5 +20,6 @@ pub mod random;
 pub mod search;
 pub mod tools;
 pub mod web;
+pub mod zeroed_memory;
 
 pub use board::{Board, Color, Move, Position};

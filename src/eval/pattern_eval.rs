@@ -3,7 +3,7 @@
 
 use super::indices::{mover_indices, Lanes, ParentIndices};
 use super::patterns::{feature_offsets_at, phase_of, tables, FEATURE_SLOTS, PHASES};
-use super::weights::{Weights, WeightsError, SCALE};
+use super::weights::{Trust, Weights, WeightsError, SCALE};
 use super::Evaluator;
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
@@ -33,21 +33,33 @@ pub struct PatternEvaluator {
 impl PatternEvaluator {
     /// The built-in weights.
     pub fn built_in() -> PatternEvaluator {
-        PatternEvaluator::new(Self::built_in_weights())
+        let (weights, checksum) = Self::read_built_in();
+        PatternEvaluator::with_checksum(weights, checksum)
     }
 
     /// The weights built into the binary.
     pub fn built_in_weights() -> Weights {
-        Weights::from_bytes(BUILT_IN).expect("the built-in weights are valid")
+        Self::read_built_in().0
+    }
+
+    fn read_built_in() -> (Weights, u64) {
+        Weights::read(BUILT_IN, Trust::BuiltIn).expect("the built-in weights are valid")
     }
 
     /// Weights from the bytes of a weights file.
     pub fn from_bytes(bytes: &[u8]) -> Result<PatternEvaluator, WeightsError> {
-        Ok(PatternEvaluator::new(Weights::from_bytes(bytes)?))
+        let (weights, checksum) = Weights::read(bytes, Trust::Verify)?;
+        Ok(PatternEvaluator::with_checksum(weights, checksum))
     }
 
     /// An evaluator with the given weights.
     pub fn new(weights: Weights) -> PatternEvaluator {
+        let checksum = weights.checksum();
+        PatternEvaluator::with_checksum(weights, checksum)
+    }
+
+    /// An evaluator with the given weights, whose checksum is known.
+    fn with_checksum(weights: Weights, checksum: u64) -> PatternEvaluator {
         let tables = tables();
         let mut slot_of_entry = Vec::new();
         let mut type_starts = Vec::new();
@@ -76,7 +88,7 @@ impl PatternEvaluator {
             weights_starts,
             by_index,
             features_start,
-            checksum: weights.checksum(),
+            checksum,
         }
     }
 
@@ -160,5 +172,17 @@ impl Evaluator<Board> for PatternEvaluator {
     #[inline(always)]
     fn evaluate_at<I: Isa>(&self, isa: I, board: &Board) -> i32 {
         to_discs(self.raw_at(isa, board))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_weights_pass_their_checksum() {
+        let checked = Weights::from_bytes(BUILT_IN).expect("the built-in weights are valid");
+        assert_eq!(checked, PatternEvaluator::built_in_weights());
+        assert_eq!(PatternEvaluator::built_in().checksum(), checked.checksum());
     }
 }

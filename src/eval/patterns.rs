@@ -154,16 +154,20 @@ fn build_tables() -> PatternTables {
                     .collect()
             })
             .collect();
-        // Orderings of the type's own square set: the pattern's internal symmetries.
+        // The pattern's internal symmetries (the images that cover its own square set), each
+        // as the place value in the image's index of each of the type's squares' digits.
         let own_set = set_of(squares);
+        let place = |position: usize| 3usize.pow((squares.len() - 1 - position) as u32);
         let permutations: Vec<Vec<usize>> = images
             .iter()
             .filter(|image| set_of(image) == own_set)
             .map(|image| {
-                image
-                    .iter()
-                    .map(|sq| squares.iter().position(|s| s == sq).expect("same set"))
-                    .collect()
+                let mut values = vec![0; squares.len()];
+                for (position, sq) in image.iter().enumerate() {
+                    let from = squares.iter().position(|s| s == sq).expect("same set");
+                    values[from] = place(position);
+                }
+                values
             })
             .collect();
         let mut seen = Vec::new();
@@ -178,13 +182,26 @@ fn build_tables() -> PatternTables {
             }
         }
         let size = 3usize.pow(squares.len() as u32);
+        // A permuted index is a sum over digits: that of the index's last digits plus that of
+        // the others, each looked up.
+        let low_digits = squares.len().min(5);
+        let low_size = 3usize.pow(low_digits as u32);
+        let halves: Vec<(Vec<usize>, Vec<usize>)> = permutations
+            .iter()
+            .map(|values| {
+                let (high, low) = values.split_at(squares.len() - low_digits);
+                let high = (0..size / low_size).map(|h| permuted_index(h, high));
+                let low = (0..low_size).map(|l| permuted_index(l, low));
+                (high.collect(), low.collect())
+            })
+            .collect();
         let mut canonical_slot = vec![u32::MAX; size];
         let mut map = vec![0u32; size];
         for (index, slot) in map.iter_mut().enumerate() {
-            let digits = digits_of(index, squares.len());
-            let canonical = permutations
+            let (high, low) = (index / low_size, index % low_size);
+            let canonical = halves
                 .iter()
-                .map(|perm| index_of(&perm.iter().map(|&p| digits[p]).collect::<Vec<_>>()))
+                .map(|(highs, lows)| highs[high] + lows[low])
                 .min()
                 .expect("the identity is a permutation");
             if canonical_slot[canonical] == u32::MAX {
@@ -206,17 +223,15 @@ fn set_of(squares: &[u8]) -> u64 {
     squares.iter().fold(0, |acc, &sq| acc | 1 << sq)
 }
 
-fn digits_of(mut index: usize, len: usize) -> Vec<usize> {
-    let mut digits = vec![0; len];
-    for d in digits.iter_mut().rev() {
-        *d = index % 3;
+/// The index whose digits are `index`'s, the digit of position `p` (the last is the lowest)
+/// weighing `place_values[p]`.
+fn permuted_index(mut index: usize, place_values: &[usize]) -> usize {
+    let mut permuted = 0;
+    for &value in place_values.iter().rev() {
+        permuted += index % 3 * value;
         index /= 3;
     }
-    digits
-}
-
-fn index_of(digits: &[usize]) -> usize {
-    digits.iter().fold(0, |acc, &d| acc * 3 + d)
+    permuted
 }
 
 /// The base-3 index of an instance on `board` (side to move = 1, other side = 2).

@@ -3,7 +3,8 @@
 //! pool, and time control. It knows nothing of protocols: callers give [`Limits`] and get a
 //! [`SearchResult`] back, with progress reported through a callback.
 //!
-//! The files depend one way, so they read in this order: the table (`tt`, `zeroed_memory`),
+//! The files depend one way, so they read in this order: the table (`tt`, in the crate's
+//! `zeroed_memory`),
 //! `time`, the selectivity tables (`probcut`), the split primitives (`parallel`), what the
 //! parts share (`context`: the game interface, options, the shared context and a thread's
 //! `Searcher`), `ordering`, the helper threads of the selective iterations (`helpers`), the
@@ -23,7 +24,6 @@ mod parallel;
 pub mod probcut;
 pub mod time;
 pub mod tt;
-mod zeroed_memory;
 
 pub use context::{
     OrderingOptions, ParallelOptions, SearchContext, SearchNode, SearchOptions, Searcher,

@@ -11,7 +11,7 @@
 //! [`TranspositionTable::clear`] only starts a new one, after which the entries of older eras
 //! read as empty. The memory is written again only when the era counter wraps around.
 
-use super::zeroed_memory::{Zeroable, ZeroedArray};
+use crate::zeroed_memory::{Zeroable, ZeroedArray};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// No best move recorded.

@@ -7,14 +7,13 @@ use crate::common::{
     data_file, full_width_alpha_beta, full_width_to, minimax, one_thread_pool, playout,
     pseudo_random_bytes,
 };
-use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use oxello::board::{Board, Color, Position, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
 use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
-use oxello::eval::weights::fnv1a;
+use oxello::eval::weights::{fnv1a, fnv1a_words};
 use oxello::eval::{
     Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
     ProbCutTable,
@@ -25,7 +24,7 @@ use oxello::tools::dataset::label_examples;
 use oxello::tools::train_network::{
     errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
 };
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 /// Weights drawn from a seed over the whole range the file allows, some rows small enough to
@@ -238,16 +237,18 @@ fn alpha_beta_with_the_network_equals_plain_minimax() {
     }
 }
 
+/// `bytes` with the header's checksum made right for its payload again.
+fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let checksum = fnv1a_words(&bytes[44..]);
+    bytes[36..44].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
 #[test]
 fn network_files_round_trip_and_damaged_ones_are_refused() {
     let (weights, _) = random_network();
     let bytes = weights.to_bytes();
     assert_eq!(NetworkWeights::from_bytes(&bytes).as_ref(), Ok(weights));
-    assert!(
-        bytes.len() < weights.rows.len() * HIDDEN * 2,
-        "compressed: {} bytes",
-        bytes.len()
-    );
     assert_eq!(
         NetworkWeights::from_bytes(b"OXELLOEV whatever"),
         Err(NetworkError::BadMagic)
@@ -257,17 +258,16 @@ fn network_files_round_trip_and_damaged_ones_are_refused() {
         Err(NetworkError::Size(30))
     ));
     assert!(NetworkWeights::from_bytes(&bytes[..bytes.len() - 100]).is_err());
-    // A flipped byte in the header's checksum, then in the compressed weights.
-    let mut damaged = bytes.clone();
-    damaged[40] ^= 0x10;
-    assert_eq!(
-        NetworkWeights::from_bytes(&damaged),
-        Err(NetworkError::Checksum)
-    );
-    let mut damaged = bytes.clone();
-    let middle = bytes.len() / 2;
-    damaged[middle] ^= 0x10;
-    assert!(NetworkWeights::from_bytes(&damaged).is_err());
+    // A flipped bit in the header's checksum, then in the weights.
+    for at in [40, bytes.len() / 2] {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x10;
+        assert_eq!(
+            NetworkWeights::from_bytes(&damaged),
+            Err(NetworkError::Checksum),
+            "byte {at}"
+        );
+    }
     // Weights beyond the bounds that keep the sums in 16 bits.
     let mut beyond = weights.clone();
     beyond.rows[5][3] = (ROW_LIMIT + 1) as i16;
@@ -282,6 +282,61 @@ fn network_files_round_trip_and_damaged_ones_are_refused() {
         NetworkEvaluator::from_bytes(&other.to_bytes()),
         Err(NetworkError::Linear { .. })
     ));
+}
+
+#[test]
+fn a_network_file_stores_only_the_rows_that_are_not_zero() {
+    let (random, _) = random_network();
+    let mut weights = random.clone();
+    for (r, row) in weights.rows.iter_mut().enumerate() {
+        if r % 10 != 3 {
+            *row = [0; HIDDEN];
+        }
+    }
+    let rows = weights.rows.len();
+    let stored = rows.div_ceil(10);
+    let bytes = weights.to_bytes();
+    // The header, which rows are stored, those rows, the bias and output layers, the output
+    // bias, and the table's length.
+    let which = rows.div_ceil(64) * 8;
+    let expected = 44 + which + (stored + 1 + PHASES) * HIDDEN * 2 + PHASES * 4 + 4;
+    assert_eq!(bytes.len(), expected);
+    assert_eq!(
+        bytes[44], 0b0000_1000,
+        "rows 3 and (in the next byte) 13 are stored"
+    );
+    assert_eq!(
+        bytes[44 + which..44 + which + HIDDEN * 2],
+        *weights.rows[3]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    );
+    assert_eq!(NetworkWeights::from_bytes(&bytes), Ok(weights.clone()));
+    let evaluator = NetworkEvaluator::from_bytes(&bytes).unwrap();
+    let built = NetworkEvaluator::new(PatternEvaluator::built_in(), &weights).unwrap();
+    assert_eq!(evaluator.fingerprint(), built.fingerprint());
+    for board in positions().into_iter().step_by(7) {
+        assert_eq!(evaluator.raw(&board), built.raw(&board), "{board:?}");
+    }
+
+    // A row marked beyond the last, and a stored row of zeros, are refused even when the
+    // checksum agrees.
+    let mut beyond_the_last = bytes.clone();
+    beyond_the_last[44 + which - 1] |= 0x80;
+    assert_eq!(
+        NetworkWeights::from_bytes(&resealed(beyond_the_last)),
+        Err(NetworkError::Layout(
+            "a row beyond the last is marked stored"
+        ))
+    );
+    let mut zero_row = bytes.clone();
+    zero_row[44] |= 1;
+    zero_row.splice(44 + which..44 + which, [0; HIDDEN * 2]);
+    assert_eq!(
+        NetworkWeights::from_bytes(&resealed(zero_row)),
+        Err(NetworkError::Layout("a stored row is all zero"))
+    );
 }
 
 /// The built-in Multi-ProbCut table with every deviation scaled by `scale`, to four decimals.
@@ -299,18 +354,41 @@ fn scaled_table(scale: f64) -> ProbCutTable {
     ProbCutTable::parse(&table.format()).unwrap()
 }
 
-/// `bytes`, a network file, with its payload (decompressed) edited by `edit`, the header's
-/// version set to `version` and its checksum made right again: the layout of
-/// `oxello::eval::network::file`.
-fn rewritten_network_file(bytes: &[u8], version: u32, edit: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+/// A file of format version 1 or 2 (every row, gzip-compressed; version 1 without a table),
+/// built from the layout documented in `src/eval/network/file.rs`, its payload edited by `edit`
+/// before its checksum is taken.
+fn compressed_network_file(
+    weights: &NetworkWeights,
+    version: u32,
+    edit: impl Fn(&mut Vec<u8>),
+) -> Vec<u8> {
     let mut payload = Vec::new();
-    GzDecoder::new(&bytes[44..])
-        .read_to_end(&mut payload)
-        .unwrap();
+    let words = weights
+        .rows
+        .iter()
+        .chain(std::iter::once(&weights.hidden_bias))
+        .chain(&weights.output)
+        .flatten();
+    for w in words {
+        payload.extend_from_slice(&w.to_le_bytes());
+    }
+    for b in &weights.output_bias {
+        payload.extend_from_slice(&b.to_le_bytes());
+    }
+    if version == 2 {
+        let table = weights.probcut.as_ref().map(ProbCutTable::format);
+        let table = table.unwrap_or_default();
+        payload.extend_from_slice(&(table.len() as u32).to_le_bytes());
+        payload.extend_from_slice(table.as_bytes());
+    }
     edit(&mut payload);
-    let mut file = bytes[..44].to_vec();
-    file[8..12].copy_from_slice(&version.to_le_bytes());
-    file[36..44].copy_from_slice(&fnv1a(&payload).to_le_bytes());
+    let mut file = b"OXELLONN".to_vec();
+    let fields = [version, 3, HIDDEN as u32, PHASES as u32];
+    for field in fields.into_iter().chain([weights.rows.len() as u32]) {
+        file.extend_from_slice(&field.to_le_bytes());
+    }
+    file.extend_from_slice(&weights.linear_checksum.to_le_bytes());
+    file.extend_from_slice(&fnv1a(&payload).to_le_bytes());
     let mut encoder = GzEncoder::new(file, flate2::Compression::fast());
     encoder.write_all(&payload).unwrap();
     encoder.finish().unwrap()
@@ -389,21 +467,29 @@ fn selective_search_nodes(board: &Board, depth: u32, evaluator: &Arc<NetworkEval
 }
 
 #[test]
-fn version_1_network_files_without_a_table_are_still_read_and_damaged_tables_refused() {
+fn compressed_network_files_of_versions_1_and_2_are_still_read_and_damaged_tables_refused() {
     let (weights, _) = random_network();
-    let current = weights.to_bytes();
-    // Version 2 ends the payload with the table's length, 0 here; version 1 has no such word.
-    let version_1 = rewritten_network_file(&current, 1, |payload| {
-        assert_eq!(payload.split_off(payload.len() - 4), [0; 4]);
-    });
+    let version_1 = compressed_network_file(weights, 1, |_| {});
     assert_eq!(NetworkWeights::from_bytes(&version_1).as_ref(), Ok(weights));
-
     let with_table = NetworkWeights {
         probcut: Some(scaled_table(0.5)),
         ..weights.clone()
-    }
-    .to_bytes();
-    let damaged = rewritten_network_file(&with_table, 2, |payload| {
+    };
+    let version_2 = compressed_network_file(&with_table, 2, |_| {});
+    assert_eq!(
+        NetworkWeights::from_bytes(&version_2),
+        Ok(with_table.clone())
+    );
+    // Read as today's files are: the same evaluator.
+    let built = NetworkEvaluator::new(PatternEvaluator::built_in(), &with_table).unwrap();
+    assert_eq!(
+        NetworkEvaluator::from_bytes(&version_2)
+            .unwrap()
+            .fingerprint(),
+        built.fingerprint()
+    );
+
+    let damaged = compressed_network_file(&with_table, 2, |payload| {
         let at = payload.len() - 30;
         payload[at] = b'x';
     });
@@ -415,12 +501,20 @@ fn version_1_network_files_without_a_table_are_still_read_and_damaged_tables_ref
         "{:?}",
         NetworkWeights::from_bytes(&damaged).err()
     );
-    let cut_short = rewritten_network_file(&with_table, 2, |payload| {
+    let cut_short = compressed_network_file(&with_table, 2, |payload| {
         payload.truncate(payload.len() - 1)
     });
     assert!(matches!(
         NetworkWeights::from_bytes(&cut_short),
         Err(NetworkError::Size(_))
+    ));
+    // The same damage to today's format, its checksum made right.
+    let mut damaged = with_table.to_bytes();
+    let at = damaged.len() - 30;
+    damaged[at] = b'x';
+    assert!(matches!(
+        NetworkWeights::from_bytes(&resealed(damaged)),
+        Err(NetworkError::Table(_))
     ));
 }
 

@@ -10,6 +10,9 @@ use crate::cpu::Isa;
 #[repr(C, align(64))]
 pub struct Row(pub [i16; HIDDEN]);
 
+// SAFETY: integers only.
+unsafe impl crate::zeroed_memory::Zeroable for Row {}
+
 /// The sum of a position's rows and the bias: the hidden units before activation.
 #[derive(Clone, Copy, Debug)]
 pub struct Accumulator(Row);

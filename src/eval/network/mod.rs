@@ -25,6 +25,7 @@ use super::weights::fnv1a;
 use super::{Evaluator, PatternEvaluator, ProbCutTable};
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
+use crate::zeroed_memory::ZeroedArray;
 use forward::{Accumulator, Row};
 
 /// Hidden units: the accumulator's 16-bit lanes.
@@ -44,7 +45,7 @@ pub const SUMMED_ROWS: usize = 54 + 4;
 pub const CORRECTION_LIMIT: i32 = 4 * 256;
 
 /// The network evaluation with a set of weights, over the linear evaluation it corrects.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct NetworkEvaluator {
     linear: PatternEvaluator,
     /// Per instance, where its type's rows start in `rows`.
@@ -53,8 +54,9 @@ pub struct NetworkEvaluator {
     feature_base: usize,
     /// Every type's row per base-3 index, one type after another (a row shared by indices
     /// that a pattern's symmetry maps onto each other is repeated, so that an index reads its
-    /// row directly), then the counting features' rows.
-    rows: Vec<Row>,
+    /// row directly), then the counting features' rows: 18 MB read at random, on huge pages
+    /// where the system gives them (3.6% quicker searches than in 4 KiB pages).
+    rows: ZeroedArray<Row>,
     hidden_bias: Row,
     output: Vec<Row>,
     output_bias: Vec<i32>,
@@ -70,6 +72,15 @@ impl NetworkEvaluator {
         linear: PatternEvaluator,
         weights: &NetworkWeights,
     ) -> Result<NetworkEvaluator, NetworkError> {
+        NetworkEvaluator::with_checksum(linear, weights, weights.checksum())
+    }
+
+    /// [`NetworkEvaluator::new`] for weights whose checksum is known.
+    fn with_checksum(
+        linear: PatternEvaluator,
+        weights: &NetworkWeights,
+        checksum: u64,
+    ) -> Result<NetworkEvaluator, NetworkError> {
         if weights.linear_checksum != linear.checksum() {
             return Err(NetworkError::Linear {
                 found: weights.linear_checksum,
@@ -82,18 +93,24 @@ impl NetworkEvaluator {
             SUMMED_ROWS,
             "rows summed per position"
         );
-        let mut rows = Vec::new();
+        let features = &weights.rows[tables.feature_base()..];
+        let entries = tables.slot_of_index.iter().map(Vec::len).sum::<usize>() + features.len();
+        let mut rows =
+            ZeroedArray::<Row>::try_new(entries).expect("memory for the network's rows (18 MB)");
+        let mut next = rows.as_mut_slice().iter_mut();
         let mut type_starts = Vec::new();
+        let mut filled = 0;
         for slots in &tables.slot_of_index {
-            type_starts.push(rows.len() as u32);
-            rows.extend(slots.iter().map(|&slot| Row(weights.rows[slot as usize])));
+            type_starts.push(filled as u32);
+            for (&slot, entry) in slots.iter().zip(next.by_ref()) {
+                *entry = Row(weights.rows[slot as usize]);
+            }
+            filled += slots.len();
         }
-        let feature_base = rows.len();
-        rows.extend(
-            weights.rows[tables.feature_base()..]
-                .iter()
-                .map(|&row| Row(row)),
-        );
+        let feature_base = filled;
+        for (entry, &row) in next.zip(features) {
+            *entry = Row(row);
+        }
         Ok(NetworkEvaluator {
             linear,
             row_starts: tables
@@ -106,17 +123,15 @@ impl NetworkEvaluator {
             hidden_bias: Row(weights.hidden_bias),
             output: weights.output.iter().map(|&r| Row(r)).collect(),
             output_bias: weights.output_bias.clone(),
-            checksum: weights.checksum(),
+            checksum,
             probcut: weights.probcut.clone(),
         })
     }
 
     /// The network's file read over the built-in linear weights.
     pub fn from_bytes(bytes: &[u8]) -> Result<NetworkEvaluator, NetworkError> {
-        NetworkEvaluator::new(
-            PatternEvaluator::built_in(),
-            &NetworkWeights::from_bytes(bytes)?,
-        )
+        let (weights, checksum) = NetworkWeights::read(bytes)?;
+        NetworkEvaluator::with_checksum(PatternEvaluator::built_in(), &weights, checksum)
     }
 
     /// The linear evaluation this network corrects.
