@@ -158,7 +158,7 @@ fn build_tables() -> PatternTables {
         // as the place value in the image's index of each of the type's squares' digits.
         let own_set = set_of(squares);
         let place = |position: usize| 3usize.pow((squares.len() - 1 - position) as u32);
-        let permutations: Vec<Vec<usize>> = images
+        let place_values: Vec<Vec<usize>> = images
             .iter()
             .filter(|image| set_of(image) == own_set)
             .map(|image| {
@@ -186,7 +186,7 @@ fn build_tables() -> PatternTables {
         // the others, each looked up.
         let low_digits = squares.len().min(5);
         let low_size = 3usize.pow(low_digits as u32);
-        let halves: Vec<(Vec<usize>, Vec<usize>)> = permutations
+        let halves: Vec<(Vec<usize>, Vec<usize>)> = place_values
             .iter()
             .map(|values| {
                 let (high, low) = values.split_at(squares.len() - low_digits);

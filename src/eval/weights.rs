@@ -59,7 +59,7 @@ pub fn fnv1a_words(bytes: &[u8]) -> u64 {
 
 /// [`fnv1a_words`] carried on from `hash`, the hash of bytes before whose length is a multiple
 /// of 8.
-pub fn fnv1a_words_on(hash: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a_words_on(hash: u64, bytes: &[u8]) -> u64 {
     let words = bytes.chunks_exact(8);
     let mut last = [0; 8];
     last[..words.remainder().len()].copy_from_slice(words.remainder());

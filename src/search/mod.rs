@@ -3,14 +3,14 @@
 //! pool, and time control. It knows nothing of protocols: callers give [`Limits`] and get a
 //! [`SearchResult`] back, with progress reported through a callback.
 //!
-//! The files depend one way, so they read in this order: the table (`tt`, in the crate's
-//! `zeroed_memory`),
-//! `time`, the selectivity tables (`probcut`), the split primitives (`parallel`), what the
-//! parts share (`context`: the game interface, options, the shared context and a thread's
-//! `Searcher`), `ordering`, the helper threads of the selective iterations (`helpers`), the
-//! alpha-beta and its iterations (`midgame`), Othello's exact solver (`endgame`, with
-//! `endgame_cache` and `endgame_keys`), which orders its moves with the midgame's shallow searches, and last
-//! Othello's board as a node (`othello`), which hands the end of every search to that solver.
+//! The files depend one way, so they read in this order: the table (`tt`, its memory in the
+//! crate's `zeroed_memory`), `time`, the selectivity tables (`probcut`), the split primitives
+//! (`parallel`), what the parts share (`context`: the game interface, options, the shared
+//! context and a thread's `Searcher`), `ordering`, the helper threads of the selective
+//! iterations (`helpers`), the alpha-beta and its iterations (`midgame`), Othello's exact solver
+//! (`endgame`, with `endgame_cache` and `endgame_keys`), which orders its moves with the
+//! midgame's shallow searches, and last Othello's board as a node (`othello`), which hands the
+//! end of every search to that solver.
 
 mod context;
 mod endgame;

@@ -49,6 +49,8 @@ const VERSION: u32 = 3;
 /// with a table).
 const VERSION_WITHOUT_TABLE: u32 = 1;
 const HEADER_BYTES: usize = 44;
+/// The bytes of a row.
+const ROW_BYTES: usize = HIDDEN * 2;
 /// The longest Multi-ProbCut table a file may carry (a table of every depth is about 2 KB).
 const MAX_TABLE_BYTES: usize = 64 * 1024;
 
@@ -229,11 +231,8 @@ impl NetworkWeights {
         if version == VERSION {
             Self::read_stored_rows(&bytes[HEADER_BYTES..], linear_checksum, checksum)
         } else {
-            let weights = Self::read_compressed(&bytes[HEADER_BYTES..], version, checksum)?;
-            let weights = NetworkWeights {
-                linear_checksum,
-                ..weights
-            };
+            let payload = &bytes[HEADER_BYTES..];
+            let weights = Self::read_compressed(payload, version, linear_checksum, checksum)?;
             let checksum = weights.checksum();
             Ok((weights, checksum))
         }
@@ -260,8 +259,8 @@ impl NetworkWeights {
             ));
         }
         let stored: usize = which.iter().map(|w| w.count_ones() as usize).sum();
-        let row_bytes = HIDDEN * 2;
-        let size = which_bytes + (stored + 1 + PHASES) * row_bytes + PHASES * 4;
+        let rows_end = which_bytes + stored * ROW_BYTES;
+        let size = which_bytes + Self::weight_byte_count(stored);
         if payload.len() < size {
             return Err(NetworkError::Size(payload.len()));
         }
@@ -270,8 +269,8 @@ impl NetworkWeights {
             return Err(NetworkError::Checksum);
         }
         let probcut = Self::read_table(payload, size)?;
-        let mut parsed = payload[which_bytes..size]
-            .chunks_exact(row_bytes)
+        let mut parsed = payload[which_bytes..rows_end]
+            .chunks_exact(ROW_BYTES)
             .map(parse_row);
         let mut rows = vec![[0i16; HIDDEN]; expected];
         for (r, row) in rows.iter_mut().enumerate() {
@@ -282,25 +281,20 @@ impl NetworkWeights {
                 }
             }
         }
-        let weights = Self::with_rows(rows, &mut parsed, &payload[size - PHASES * 4..size])?;
-        let weights = NetworkWeights {
-            linear_checksum,
-            probcut,
-            ..weights
-        };
+        let rest = &payload[rows_end..size];
+        let weights = Self::assemble(rows, rest, linear_checksum, probcut)?;
         Ok((weights, weights_checksum))
     }
 
-    /// The weights of a version 1 or 2 payload (gzip-compressed, every row), their linear
-    /// checksum yet to be set.
+    /// The weights of a version 1 or 2 payload (gzip-compressed, every row).
     fn read_compressed(
         compressed: &[u8],
         version: u32,
+        linear_checksum: u64,
         checksum: u64,
     ) -> Result<NetworkWeights, NetworkError> {
         let expected = Self::row_count();
-        let row_bytes = HIDDEN * 2;
-        let size = (expected + 1 + PHASES) * row_bytes + PHASES * 4;
+        let size = Self::weight_byte_count(expected);
         let mut payload = Vec::with_capacity(size);
         GzDecoder::new(compressed)
             .take(size as u64 + 4 + MAX_TABLE_BYTES as u64 + 1)
@@ -317,22 +311,30 @@ impl NetworkWeights {
         } else {
             Self::read_table(&payload, size)?
         };
-        let mut parsed = payload[..size].chunks_exact(row_bytes).map(parse_row);
-        let rows = parsed.by_ref().take(expected).collect();
-        let weights = Self::with_rows(rows, &mut parsed, &payload[size - PHASES * 4..size])?;
-        Ok(NetworkWeights { probcut, ..weights })
+        let (rows, rest) = payload[..size].split_at(expected * ROW_BYTES);
+        let rows = rows.chunks_exact(ROW_BYTES).map(parse_row).collect();
+        Self::assemble(rows, rest, linear_checksum, probcut)
     }
 
-    /// The weights of `rows`, the next rows of `parsed` (the bias, then the output layers) and
-    /// the output bias `output_bias`, checked against [`ROW_LIMIT`]; no table, no linear
-    /// checksum yet.
-    fn with_rows(
+    /// The size of the weights' part of a payload holding `rows` rows: those rows, the bias,
+    /// the output layers and the output bias.
+    fn weight_byte_count(rows: usize) -> usize {
+        (rows + 1 + PHASES) * ROW_BYTES + PHASES * 4
+    }
+
+    /// The weights of `rows` and of `rest`, the payload's bytes after the rows up to the table
+    /// (the bias, the output layers and the output bias), the rows and the bias checked against
+    /// [`ROW_LIMIT`].
+    fn assemble(
         rows: Vec<[i16; HIDDEN]>,
-        parsed: &mut impl Iterator<Item = [i16; HIDDEN]>,
-        output_bias: &[u8],
+        rest: &[u8],
+        linear_checksum: u64,
+        probcut: Option<ProbCutTable>,
     ) -> Result<NetworkWeights, NetworkError> {
-        let hidden_bias = parsed.next().expect("the size was checked");
-        let output = parsed.take(PHASES).collect();
+        let (layers, output_bias) = rest.split_at((1 + PHASES) * ROW_BYTES);
+        let mut layers = layers.chunks_exact(ROW_BYTES).map(parse_row);
+        let hidden_bias = layers.next().expect("the size was checked");
+        let output = layers.collect();
         let output_bias = output_bias
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")))
@@ -352,8 +354,8 @@ impl NetworkWeights {
             hidden_bias,
             output,
             output_bias,
-            linear_checksum: 0,
-            probcut: None,
+            linear_checksum,
+            probcut,
         })
     }
 
