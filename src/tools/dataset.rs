@@ -28,6 +28,8 @@ pub struct LabelledGame {
 pub struct Example {
     pub board: Board,
     pub label: f32,
+    /// Whether the label is the position's proved score (else a search's or a game's).
+    pub exact: bool,
 }
 
 /// Reads games from WTHOR files (`.wtb`) and selfplay transcripts (any other file: lines of
@@ -187,6 +189,7 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
             Example {
                 board: position.board,
                 label: label as f32,
+                exact: exact.is_some(),
             }
         })
         .collect()
@@ -202,6 +205,7 @@ pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<Vec<(u64, Vec<Example
             let example = Example {
                 board: label.board,
                 label: f32::from(label.score),
+                exact: label.depth == 0,
             };
             let game = u64::from(label.game);
             match per_game.last_mut() {
@@ -211,6 +215,36 @@ pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<Vec<(u64, Vec<Example
         }
     }
     Ok(per_game)
+}
+
+/// Blends each searched label of a game with the labels after it (a λ-return): the label
+/// becomes `(1 - lambda)` times its own plus `lambda` times the next position's blended label
+/// (negated when the other side moves there), from the end of the game back. The deeper
+/// searches of later positions, and at last the exact scores of the endgame, so correct what a
+/// search's evaluation got wrong. `examples` are a game's in order; exact labels stay as they
+/// are, and so does a label whose next position is not one move later (not labelled: a
+/// position an earlier game labelled).
+pub fn blend_later_labels(examples: &mut [Example], lambda: f32) {
+    let mut next: Option<Example> = None;
+    for example in examples.iter_mut().rev() {
+        let later = next.filter(|_| !example.exact).and_then(|after| {
+            let board = &example.board;
+            if after.board.empty_count() + 1 != board.empty_count() {
+                None
+            } else if after.board.opponent & board.player == board.player {
+                Some(-after.label)
+            } else if after.board.player & board.player == board.player {
+                // The other side had to pass: the same side moves again.
+                Some(after.label)
+            } else {
+                None
+            }
+        });
+        if let Some(later) = later {
+            example.label = (1.0 - lambda) * example.label + lambda * later;
+        }
+        next = Some(*example);
+    }
 }
 
 /// Proves exact scores of small positions for many threads at once: each search runs on its
@@ -319,7 +353,11 @@ mod tests {
     use super::*;
 
     fn example(board: Board, label: f32) -> Example {
-        Example { board, label }
+        Example {
+            board,
+            label,
+            exact: false,
+        }
     }
 
     #[test]
@@ -338,6 +376,60 @@ mod tests {
         ];
         // start: median 4, deviations 4 + 0 + 6; after f5/e6: median 6, deviation 8.
         assert_eq!(label_floor(&examples), 18.0 / 5.0);
+    }
+
+    /// A game's positions from the start, each with its label, exact from `exact_from` on.
+    fn game(moves: &[&str], labels: &[f32], exact_from: usize) -> Vec<Example> {
+        let mut position = Position::START;
+        let mut examples = Vec::new();
+        for (i, (mv, &label)) in moves.iter().zip(labels).enumerate() {
+            examples.push(Example {
+                board: position.board,
+                label,
+                exact: i >= exact_from,
+            });
+            let square = crate::notation::parse_square(mv).expect("a square");
+            position = position.play(Move::Play(square)).expect("a legal move");
+        }
+        examples
+    }
+
+    #[test]
+    fn a_label_is_blended_with_the_next_ones_from_the_other_sides_view() {
+        let mut examples = game(&["f5", "d6", "c3", "d3"], &[2.0, -4.0, 6.0, -10.0], 3);
+        blend_later_labels(&mut examples, 0.5);
+        let labels: Vec<f32> = examples.iter().map(|e| e.label).collect();
+        // From the end: -10 exact; 6 -> (6 + 10) / 2 = 8; -4 -> (-4 - 8) / 2 = -6;
+        // 2 -> (2 + 6) / 2 = 4.
+        assert_eq!(labels, [4.0, -6.0, 8.0, -10.0]);
+    }
+
+    #[test]
+    fn exact_labels_and_a_lambda_of_zero_leave_labels_as_they_are() {
+        let mut exact = game(&["f5", "d6", "c3"], &[2.0, -4.0, 6.0], 0);
+        let before = exact.clone();
+        blend_later_labels(&mut exact, 0.7);
+        assert_eq!(exact, before);
+        let mut searched = game(&["f5", "d6", "c3"], &[2.0, -4.0, 6.0], 3);
+        let before = searched.clone();
+        blend_later_labels(&mut searched, 0.0);
+        assert_eq!(searched, before);
+    }
+
+    #[test]
+    fn a_pass_keeps_the_view_and_a_missing_position_breaks_the_chain() {
+        // Black to move; after its move White has none, so Black moves again.
+        let before_pass = Board::new(0b0001, 0b0010);
+        let after_pass = Board::new(0b0111, 0);
+        let mut examples = [example(before_pass, 2.0), example(after_pass, 8.0)];
+        blend_later_labels(&mut examples, 0.5);
+        assert_eq!(examples[0].label, 5.0);
+        // A position two moves on is not the next one: the label stays.
+        let start = Position::START.board;
+        let two_on = start.play(37).unwrap().play(43).unwrap();
+        let mut examples = [example(start, 2.0), example(two_on, 8.0)];
+        blend_later_labels(&mut examples, 0.5);
+        assert_eq!(examples[0].label, 2.0);
     }
 
     #[test]

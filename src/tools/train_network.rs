@@ -9,9 +9,10 @@
 //! them; the weights of the epoch with the least validation error are kept (the midgame error
 //! against searched labels where there are any, else the loss), and training stops when
 //! `--patience` epochs in a row have not improved on it. The result is quantised to the
-//! evaluation's integers and its error measured again.
+//! evaluation's integers and its error measured again. A searched label is first blended with
+//! the labels after it in its game (`--label-lambda`), in training and validation alike.
 
-use super::dataset::{label_examples, Example, GameSources};
+use super::dataset::{blend_later_labels, label_examples, Example, GameSources};
 use super::progress_bar;
 use super::train::{is_validation, load_examples, ExamplesByGame, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
@@ -506,6 +507,12 @@ pub struct TrainNetworkArgs {
     /// much less noisy label than a game's result.
     #[arg(long, default_value_t = 3.0)]
     label_weight: f32,
+    /// Blend each searched label with the labels after it in its game, training and
+    /// validation alike: `(1 - λ)` times its own plus `λ` times the next position's blended
+    /// label, so that later searches and the endgame's exact scores correct it; 0 keeps the
+    /// searches' scores as they are.
+    #[arg(long, default_value_t = 0.7, value_parser = parse_lambda)]
+    label_lambda: f32,
     /// Label games' positions with at most this many empties by solving them exactly.
     #[arg(long, default_value_t = 12)]
     exact_empties: u32,
@@ -534,6 +541,23 @@ pub struct TrainNetworkArgs {
     /// Epochs without a better validation loss before training stops.
     #[arg(long, default_value_t = NetworkTrainConfig::default().patience)]
     patience: u32,
+}
+
+/// Parses `--label-lambda`: a weight from 0 to 1.
+fn parse_lambda(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(lambda) if (0.0..=1.0).contains(&lambda) => Ok(lambda),
+        _ => Err(format!("expected a number from 0 to 1, got '{text}'")),
+    }
+}
+
+/// Blends the labels of every game (see [`blend_later_labels`]).
+fn blend_games(per_game: &mut ExamplesByGame, lambda: f32) {
+    if lambda > 0.0 {
+        per_game
+            .par_iter_mut()
+            .for_each(|(_, examples)| blend_later_labels(examples, lambda));
+    }
 }
 
 /// Splits games' examples into training and validation samples, a game wholly on one side.
@@ -581,8 +605,9 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         seed: args.seed,
         patience: args.patience,
     };
-    let (results, labelled) =
+    let (results, mut labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
+    blend_games(&mut labelled, args.label_lambda);
     let linear = PatternEvaluator::built_in();
     let (mut training, mut validation) = samples_of(
         &results,
@@ -604,7 +629,8 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     validation.extend(searched_validation);
     drop((results, labelled));
     if !args.validation_labels.is_empty() {
-        let judged = label_examples(&args.validation_labels)?;
+        let mut judged = label_examples(&args.validation_labels)?;
+        blend_games(&mut judged, args.label_lambda);
         validation = judged
             .iter()
             .flat_map(|(_, examples)| examples)
@@ -664,9 +690,10 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     let evaluator = NetworkEvaluator::new(linear.clone(), &weights)?;
     let integer_error = headline_error(&validation, |s| f64::from(evaluator.evaluate(&s.board)));
     println!(
-        "midgame validation error (24-59 empties, searched labels, {} positions): linear {:.3}, \
-         network {:.3} (float, unrounded), {:.3} (as evaluated: integers, whole discs); \
-         network written to {}",
+        "midgame validation error (24-59 empties, searched labels blended with λ {}, {} \
+         positions): linear {:.3}, network {:.3} (float, unrounded), {:.3} (as evaluated: \
+         integers, whole discs); network written to {}",
+        args.label_lambda,
         headline,
         linear_error,
         float_error,
