@@ -410,6 +410,11 @@ fn train_network_writes_a_network_the_engine_plays_with_and_never_trains_on_what
         ],
     );
     assert_fails_with(&judged_only, "too few games to train on");
+    let beyond_one = oxello_in(
+        &dir,
+        &["train-network", "--labels", labels, "--label-lambda", "1.5"],
+    );
+    assert_fails_with(&beyond_one, "expected a number from 0 to 1, got '1.5'");
     // Judged by other files, every game of the training files is trained on: none held out.
     let shard = crate::common::data_file("training/wthor-d10-e20-s0of64.lgz");
     let judged_apart = oxello_in(
