@@ -553,11 +553,9 @@ fn parse_lambda(text: &str) -> Result<f32, String> {
 
 /// Blends the labels of every game (see [`blend_later_labels`]).
 fn blend_games(per_game: &mut ExamplesByGame, lambda: f32) {
-    if lambda > 0.0 {
-        per_game
-            .par_iter_mut()
-            .for_each(|(_, examples)| blend_later_labels(examples, lambda));
-    }
+    per_game
+        .par_iter_mut()
+        .for_each(|(_, examples)| blend_later_labels(examples, lambda));
 }
 
 /// Splits games' examples into training and validation samples, a game wholly on one side.
