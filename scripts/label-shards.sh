@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Labels training shards FIRST..LAST (of 64) into data/training/, one after another, at depth
-# 10 and exactly from 20 empties (seed 1):
+# Labels training shards FIRST..LAST (of 64) into data/training/, one after another, exactly
+# from 20 empties:
 #
 #   scripts/label-shards.sh wthor WTHOR_DIR WORK_DIR FIRST LAST
 #       the WTHOR and Logistello games of WTHOR_DIR (the shared training data's wthor folder),
@@ -8,7 +8,12 @@
 #   scripts/label-shards.sh xot WORK_DIR FIRST LAST
 #       selfplay games, 2,000 a shard, each opened by a line of data/xot-openings-large.txt and
 #       two random moves, then played at depth 8 (exact from 18 empties) by the built-in
-#       evaluation; shard i being games i, i + 64, ... of that run.
+#       evaluation, labelled at depth 10; shard i being games i, i + 64, ... of that run;
+#   scripts/label-shards.sh xot-static WORK_DIR FIRST LAST
+#       selfplay games as above but of seed 2 and played exactly from 20 empties, so that their
+#       result is the exact score of every position from there (--played-exact: nothing is
+#       proved but a check of one game in 32), and labelled above 20 empties by the built-in
+#       evaluation's static score (depth 0); about a third of a searched shard's time.
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut
@@ -17,13 +22,13 @@
 # afterwards.
 set -euo pipefail
 usage() {
-  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot WORK_DIR FIRST LAST" >&2
+  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static WORK_DIR FIRST LAST" >&2
   exit 2
 }
 source=${1:-}
 case "$source" in
   wthor) [ $# -eq 5 ] || usage; wthor=$2 work=$3 first=$4 last=$5 ;;
-  xot) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
+  xot | xot-static) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
   *) usage ;;
 esac
 cd "$(dirname "$0")/.."
@@ -44,8 +49,13 @@ run() {
     exit 1
   fi
 }
+if [ "$source" = xot-static ]; then
+  depth=0 play_seed=2 play_exact=20 labelling=(--played-exact)
+else
+  depth=10 play_seed=1 play_exact=18 labelling=()
+fi
 for i in $(seq "$first" "$last"); do
-  name=$source-d10-e20-s${i}of64
+  name=${source%-static}-d$depth-e20-s${i}of64
   packed=$repo/data/training/$name.lgz
   if [ -f "$packed" ]; then
     echo "$name: already in data/training" >&2
@@ -55,13 +65,14 @@ for i in $(seq "$first" "$last"); do
   if [ "$source" = wthor ]; then
     games=(--data "$wthor" --shard "$i/64")
   else
-    run "$name" "$oxello" selfplay --games 128000 --shard "$i/64" --depth 8 --exact-empties 18 \
-      --seed 1 --openings data/xot-openings-large.txt --random-plies 2 \
-      --output "$work/xot-games-s${i}of64.txt"
-    games=("$work/xot-games-s${i}of64.txt")
+    played=$work/xot-games-seed$play_seed-e$play_exact-s${i}of64.txt
+    run "$name" "$oxello" selfplay --games 128000 --shard "$i/64" --depth 8 \
+      --exact-empties "$play_exact" --seed "$play_seed" --openings data/xot-openings-large.txt \
+      --random-plies 2 --output "$played"
+    games=("$played")
   fi
-  run "$name" "$oxello" label "${games[@]}" --out "$work/$name.labels" --depth 10 \
-    --exact-empties 20 --seed 1 --pack "$work/$name.lgz"
+  run "$name" "$oxello" label "${games[@]}" --out "$work/$name.labels" --depth "$depth" \
+    --exact-empties 20 --seed 1 "${labelling[@]}" --pack "$work/$name.lgz"
   minutes=$(((SECONDS - begun + 30) / 60))
   positions=$(sed -n 's/.*: \([0-9]*\) positions packed with their games in .*/\1/p' "$work/$name.log" | tail -1)
   bytes=$(stat -c %s "$work/$name.lgz")

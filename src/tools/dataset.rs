@@ -2,6 +2,7 @@
 //! theoretical score) and `oxello selfplay` transcripts (the exact score), turned into
 //! positions labelled with the final disc difference for the side to move.
 
+use super::label::format::LabelsHeader;
 use super::label::packed::read_labels;
 use super::progress_bar;
 use crate::board::{Board, Move, Position};
@@ -171,6 +172,22 @@ pub fn exact_scores(
     exact
 }
 
+/// The score for the side to move of every position of a game (`positions`, ending in `end`)
+/// with at most `exact_empties` empties, `None` for the others, read off the game's result:
+/// the exact scores of a game played perfectly from there on (as `oxello selfplay` plays
+/// from its `--exact-empties`), without proving them again.
+pub fn played_scores(
+    positions: &[Position],
+    end: &Position,
+    exact_empties: u32,
+) -> Vec<Option<i32>> {
+    let black_score = end.black_final_score();
+    positions
+        .iter()
+        .map(|p| (p.board.empty_count() <= exact_empties).then(|| p.for_black(black_score)))
+        .collect()
+}
+
 /// Every position of `game` that is not over, with its label; positions with at most
 /// `exact_empties` empties are labelled with their exact score instead (see [`exact_scores`]).
 pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver) -> Vec<Example> {
@@ -197,25 +214,42 @@ pub fn examples_of(game: &LabelledGame, exact_empties: u32, solver: &ExactSolver
 
 /// The examples of labels files written by `oxello label`, grouped by game (the game's rank
 /// in its run, which the shards of one run share).
-pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<Vec<(u64, Vec<Example>)>> {
-    let mut per_game: Vec<(u64, Vec<Example>)> = Vec::new();
-    for path in files {
-        let file = read_labels(path)?;
-        for label in file.labels {
-            let example = Example {
-                board: label.board,
-                label: f32::from(label.score),
-                exact: label.depth == 0,
-            };
-            let game = u64::from(label.game);
-            match per_game.last_mut() {
-                Some((last, examples)) if *last == game => examples.push(example),
-                _ => per_game.push((game, vec![example])),
-            }
-        }
-    }
-    Ok(per_game)
+pub fn label_examples(files: &[PathBuf]) -> anyhow::Result<ExamplesByGame> {
+    Ok(label_examples_by_file(files)?
+        .into_iter()
+        .flat_map(|(_, per_game)| per_game)
+        .collect())
 }
+
+/// The examples of each labels file, grouped by game, with the file's header (which tells
+/// searched labels from static ones).
+pub fn label_examples_by_file(
+    files: &[PathBuf],
+) -> anyhow::Result<Vec<(LabelsHeader, ExamplesByGame)>> {
+    files
+        .iter()
+        .map(|path| {
+            let file = read_labels(path)?;
+            let mut per_game: ExamplesByGame = Vec::new();
+            for label in &file.labels {
+                let example = Example {
+                    board: label.board,
+                    label: f32::from(label.score),
+                    exact: file.header.is_exact(label),
+                };
+                let game = u64::from(label.game);
+                match per_game.last_mut() {
+                    Some((last, examples)) if *last == game => examples.push(example),
+                    _ => per_game.push((game, vec![example])),
+                }
+            }
+            Ok((file.header, per_game))
+        })
+        .collect()
+}
+
+/// Examples grouped by the number of their game.
+pub type ExamplesByGame = Vec<(u64, Vec<Example>)>;
 
 /// Blends each searched label of a game with the labels after it (a λ-return): the label
 /// becomes `(1 - lambda)` times its own plus `lambda` times the next position's blended label
@@ -245,6 +279,30 @@ pub fn blend_later_labels(examples: &mut [Example], lambda: f32) {
         }
         next = Some(*example);
     }
+}
+
+/// The labels of every game of every file blended (see [`blend_later_labels`]) with
+/// `searched_lambda`, or `static_lambda` in files of static scores (header depth 0), which
+/// know less than a search's and so lean more on the labels after them.
+pub fn blend_by_file(
+    by_file: Vec<(LabelsHeader, ExamplesByGame)>,
+    searched_lambda: f32,
+    static_lambda: f32,
+) -> ExamplesByGame {
+    by_file
+        .into_iter()
+        .flat_map(|(header, mut per_game)| {
+            let lambda = if header.depth == 0 {
+                static_lambda
+            } else {
+                searched_lambda
+            };
+            per_game
+                .par_iter_mut()
+                .for_each(|(_, examples)| blend_later_labels(examples, lambda));
+            per_game
+        })
+        .collect()
 }
 
 /// Proves exact scores of small positions for many threads at once: each search runs on its
@@ -430,6 +488,26 @@ mod tests {
         let mut examples = [example(start, 2.0), example(two_on, 8.0)];
         blend_later_labels(&mut examples, 0.5);
         assert_eq!(examples[0].label, 2.0);
+    }
+
+    #[test]
+    fn files_of_static_scores_are_blended_with_their_own_lambda() {
+        let header = |depth| LabelsHeader {
+            depth,
+            exact_empties: 20,
+            seed: 1,
+            evaluation: Some(7),
+        };
+        let labels = [2.0, -4.0, 6.0, -10.0];
+        let moves = ["f5", "d6", "c3", "d3"];
+        let by_file = vec![
+            (header(10), vec![(0, game(&moves, &labels, 3))]),
+            (header(0), vec![(0, game(&moves, &labels, 3))]),
+        ];
+        let blended = blend_by_file(by_file, 0.5, 0.0);
+        let mut searched = game(&moves, &labels, 3);
+        blend_later_labels(&mut searched, 0.5);
+        assert_eq!(blended, vec![(0, searched), (0, game(&moves, &labels, 3))]);
     }
 
     #[test]

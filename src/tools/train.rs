@@ -9,8 +9,10 @@
 //! with search scores (`oxello label` files), or both.
 
 use super::dataset::{
-    all_examples, label_examples, label_floor, labelling_bar, load_all_games, Example, GameSources,
+    all_examples, label_examples_by_file, label_floor, labelling_bar, load_all_games, Example,
+    ExamplesByGame, GameSources,
 };
+use super::label::format::LabelsHeader;
 use super::progress_bar;
 use crate::eval::indices::for_each_slot;
 use crate::eval::patterns::{phase_empties, phase_of, tables, PHASES};
@@ -218,14 +220,14 @@ pub fn train(
 
 /// The examples a training tool reads, grouped by game: the positions of `games` labelled with
 /// their results (exact from `exact_empties`; `evaluation` orders the solver's moves), numbered
-/// apart from the ranks of labelled games, and the positions of `labels` files, numbered by
-/// their games' ranks. Says on stderr how many it read.
+/// apart from the ranks of labelled games, and the positions of each of the `labels` files
+/// with its header, numbered by their games' ranks. Says on stderr how many it read.
 pub fn load_examples(
     games: &GameSources,
     labels: &[PathBuf],
     exact_empties: u32,
     evaluation: &Evaluation,
-) -> anyhow::Result<(ExamplesByGame, ExamplesByGame)> {
+) -> anyhow::Result<(ExamplesByGame, Vec<(LabelsHeader, ExamplesByGame)>)> {
     if games.is_empty() && labels.is_empty() {
         anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
     }
@@ -244,18 +246,16 @@ pub fn load_examples(
         // Game numbers of their own, apart from the ranks of labelled games.
         per_game.extend((GAME_NUMBERS_START..).zip(examples));
     }
-    let labelled = label_examples(labels)?;
+    let labelled = label_examples_by_file(labels)?;
+    let games_of = || labelled.iter().flat_map(|(_, per_game)| per_game);
     eprintln!(
         "{} positions of {} games from {} labels files",
-        labelled.iter().map(|(_, e)| e.len()).sum::<usize>(),
-        labelled.len(),
+        games_of().map(|(_, e)| e.len()).sum::<usize>(),
+        games_of().count(),
         labels.len()
     );
     Ok((per_game, labelled))
 }
-
-/// Examples grouped by the number of their game.
-pub type ExamplesByGame = Vec<(u64, Vec<Example>)>;
 
 /// `oxello train`: fits pattern weights to games and labelled positions.
 #[derive(clap::Args, Debug)]
@@ -313,6 +313,10 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
     };
     let (per_game, labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
+    let labelled = labelled
+        .into_iter()
+        .flat_map(|(_, per_game)| per_game)
+        .collect();
     let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),

@@ -12,9 +12,9 @@
 //! evaluation's integers and its error measured again. A searched label is first blended with
 //! the labels after it in its game (`--label-lambda`), in training and validation alike.
 
-use super::dataset::{blend_later_labels, label_examples, Example, GameSources};
+use super::dataset::{blend_by_file, label_examples_by_file, Example, ExamplesByGame, GameSources};
 use super::progress_bar;
-use super::train::{is_validation, load_examples, ExamplesByGame, TrainConfig, MIDGAME_EMPTIES};
+use super::train::{is_validation, load_examples, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
 use crate::eval::indices::for_each_slot;
 use crate::eval::network::{
@@ -513,6 +513,10 @@ pub struct TrainNetworkArgs {
     /// searches' scores as they are.
     #[arg(long, default_value_t = 0.7, value_parser = parse_lambda)]
     label_lambda: f32,
+    /// `--label-lambda` for the labels of files of static scores (`oxello label --depth 0`),
+    /// which know less than a search's and so lean more on the labels after them.
+    #[arg(long, default_value_t = 0.9, value_parser = parse_lambda)]
+    static_label_lambda: f32,
     /// Label games' positions with at most this many empties by solving them exactly.
     #[arg(long, default_value_t = 12)]
     exact_empties: u32,
@@ -549,13 +553,6 @@ fn parse_lambda(text: &str) -> Result<f32, String> {
         Ok(lambda) if (0.0..=1.0).contains(&lambda) => Ok(lambda),
         _ => Err(format!("expected a number from 0 to 1, got '{text}'")),
     }
-}
-
-/// Blends the labels of every game (see [`blend_later_labels`]).
-fn blend_games(per_game: &mut ExamplesByGame, lambda: f32) {
-    per_game
-        .par_iter_mut()
-        .for_each(|(_, examples)| blend_later_labels(examples, lambda));
 }
 
 /// Splits games' examples into training and validation samples, a game wholly on one side.
@@ -603,9 +600,9 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         seed: args.seed,
         patience: args.patience,
     };
-    let (results, mut labelled) =
+    let (results, labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
-    blend_games(&mut labelled, args.label_lambda);
+    let labelled = blend_by_file(labelled, args.label_lambda, args.static_label_lambda);
     let linear = PatternEvaluator::built_in();
     let (mut training, mut validation) = samples_of(
         &results,
@@ -627,8 +624,11 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     validation.extend(searched_validation);
     drop((results, labelled));
     if !args.validation_labels.is_empty() {
-        let mut judged = label_examples(&args.validation_labels)?;
-        blend_games(&mut judged, args.label_lambda);
+        let judged = blend_by_file(
+            label_examples_by_file(&args.validation_labels)?,
+            args.label_lambda,
+            args.static_label_lambda,
+        );
         validation = judged
             .iter()
             .flat_map(|(_, examples)| examples)

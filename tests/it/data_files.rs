@@ -120,7 +120,8 @@ fn every_training_shard_reads_back_as_its_name_says() {
         let file = oxello::tools::label::packed::read_labels(&path)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // wthor-d10-e20-s<i>of<n> (games of rank i mod n of the database) or
-        // xot-d10-e20-s<i>of<n> (selfplay games of its own, ranked from 0)
+        // xot-d<depth>-e20-s<i>of<n> (selfplay games of its own, ranked from 0; depth 0:
+        // static scores)
         let fields: Vec<&str> = name.split('-').collect();
         assert!(["wthor", "xot"].contains(&fields[0]), "{name}");
         let depth: u8 = fields[1].trim_start_matches('d').parse().unwrap();

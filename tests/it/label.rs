@@ -6,6 +6,7 @@ use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_di
 use crate::common::fixture;
 use oxello::board::{Board, Position};
 use oxello::engine::{Engine, EngineOptions};
+use oxello::eval::{Evaluation, Evaluator};
 use oxello::search::{Limits, Proof, SearchOptions};
 use oxello::tools::dataset::{load_games, positions_of};
 use oxello::tools::label::format::{LabelsFile, HEADER_BYTES, RECORD_BYTES};
@@ -318,4 +319,117 @@ fn packed_labels_read_back_as_the_labels_file() {
     );
     assert_fails_with(&out, "the games given are not the ones labelled");
     assert!(!dir.join("other.lgz").exists());
+}
+
+/// Plays `games` selfplay games into `dir/name` at `depth`, exactly from `exact` empties.
+fn selfplay(dir: &Path, name: &str, games: &str, depth: &str, exact: &str) -> PathBuf {
+    let out = dir.join(name);
+    let played = oxello_in(
+        dir,
+        &[
+            "selfplay",
+            "--games",
+            games,
+            "--depth",
+            depth,
+            "--exact-empties",
+            exact,
+            "--random-plies",
+            "6",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(played.status.success(), "{played:?}");
+    out
+}
+
+/// Runs `oxello label` on `games` into `dir/out`, exact from 10 empties, one thread.
+fn label_games(dir: &Path, games: &Path, out: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "label",
+        games.to_str().unwrap(),
+        "--out",
+        out,
+        "--exact-empties",
+        "10",
+        "--threads",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    oxello_in(dir, &args)
+}
+
+/// Depth 0 labels each position above the exact empties with the evaluation's static score;
+/// the header tells those from the exact ones, and packing keeps both.
+#[test]
+fn depth_0_labels_are_static_scores_and_stay_apart_from_the_exact_ones() {
+    let dir = scratch_dir("label-static");
+    let packed = dir.join("static.lgz");
+    let labelled = label_games(
+        &dir,
+        &fixture(GAMES),
+        "static.labels",
+        &["--depth", "0", "--pack", packed.to_str().unwrap()],
+    );
+    assert_prints(&labelled, "positions packed");
+    let file = read(&dir.join("static.labels"));
+    assert_eq!(file.header.depth, 0);
+    let evaluation = Evaluation::default();
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let (mut exact, mut static_scores) = (0, 0);
+    for l in &file.labels {
+        if l.board.empty_count() <= EXACT_EMPTIES {
+            assert!(file.header.is_exact(l), "{l:?}");
+            assert_eq!(i32::from(l.score), exact_score(&mut engine, &l.board));
+            exact += 1;
+        } else {
+            assert!(!file.header.is_exact(l), "{l:?}");
+            assert_eq!(i32::from(l.score), evaluation.evaluate(&l.board), "{l:?}");
+            static_scores += 1;
+        }
+    }
+    assert!(
+        exact > 100 && static_scores > 300,
+        "{exact} exact, {static_scores} static"
+    );
+    assert_eq!(read(&packed), file);
+}
+
+/// With `--played-exact` the endgame positions of games played perfectly are labelled by the
+/// games' results alone: the very file a proving run writes. Games that were not played
+/// perfectly are caught by the games it proves all the same.
+#[test]
+fn played_exact_labels_equal_proved_ones_and_imperfect_games_are_refused() {
+    let dir = scratch_dir("label-played");
+    let perfect = selfplay(&dir, "perfect.txt", "12", "2", "10");
+    let settings = ["--depth", "0"];
+    let proved = label_games(&dir, &perfect, "proved.labels", &settings);
+    assert_prints(&proved, "positions labelled");
+    let trusted = label_games(
+        &dir,
+        &perfect,
+        "trusted.labels",
+        &["--depth", "0", "--played-exact"],
+    );
+    assert_prints(&trusted, "positions labelled");
+    let proved = std::fs::read(dir.join("proved.labels")).unwrap();
+    assert_eq!(std::fs::read(dir.join("trusted.labels")).unwrap(), proved);
+    assert!(read(&dir.join("proved.labels"))
+        .labels
+        .iter()
+        .any(|l| l.board.empty_count() <= EXACT_EMPTIES));
+
+    let careless = selfplay(&dir, "careless.txt", "200", "1", "2");
+    let refused = label_games(
+        &dir,
+        &careless,
+        "careless.labels",
+        &["--depth", "0", "--played-exact"],
+    );
+    assert_fails_with(&refused, "was not played perfectly from 10 empties");
 }

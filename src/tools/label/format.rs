@@ -5,7 +5,7 @@
 //! offset  size  field
 //!  0       8    magic "OXLABELS"
 //!  8       2    format version (2), little-endian
-//! 10       1    midgame search depth
+//! 10       1    midgame search depth; 0: the evaluation's static score, no search
 //! 11       1    exact empties: positions with at most this many empties are solved
 //! 12       8    seed of the game order, little-endian
 //! 20       8    fingerprint of the evaluation the searches used, little-endian
@@ -14,7 +14,9 @@
 //!                 4  8  the side to move's discs (bit 0 = a1 .. bit 63 = h8)
 //!                12  8  the other side's discs
 //!                20  1  score for the side to move, in discs (i8, -64..=64)
-//!                21  1  depth of the search that gave it; 0: exact
+//!                21  1  depth of the search that gave it; 0: exact (in a file of static
+//!                       scores, depth 0, every record has 0: the exact ones are those with
+//!                       at most the exact empties)
 //! ```
 //!
 //! Records are appended a batch of games at a time, in game order, so a file cut short by an
@@ -37,7 +39,7 @@ pub const RECORD_BYTES: usize = 22;
 /// How a file's labels were made; a resumed run must use the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LabelsHeader {
-    /// Midgame search depth.
+    /// Midgame search depth; 0: labels are the evaluation's static scores.
     pub depth: u8,
     /// Positions with at most this many empties are labelled with their exact score.
     pub exact_empties: u8,
@@ -58,11 +60,20 @@ pub struct Label {
     pub board: Board,
     /// Disc difference for the side to move.
     pub score: i8,
-    /// Depth of the search that gave the score; 0 when it is exact.
+    /// Depth of the search that gave the score; 0 when it is exact, and for every label of a
+    /// file of static scores ([`LabelsHeader::is_exact`] tells which are exact).
     pub depth: u8,
 }
 
 impl LabelsHeader {
+    /// Whether `label`, one of this file's, is the position's exact score: a search that
+    /// reached the end, or in a file of static scores a position with at most the exact
+    /// empties.
+    pub fn is_exact(&self, label: &Label) -> bool {
+        label.depth == 0
+            && (self.depth != 0 || label.board.empty_count() <= u32::from(self.exact_empties))
+    }
+
     /// Bytes of the header: version 2 with a fingerprint, version 1 without.
     pub fn byte_len(self) -> usize {
         match self.evaluation {

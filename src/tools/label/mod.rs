@@ -5,19 +5,26 @@
 //! database are a fair sample of it); game of rank `r` belongs to shard `r mod n`. Every
 //! position is labelled once per run, in its first game of that order (positions are compared
 //! up to symmetry): with at most `--exact-empties` empties by its exact score, proved from the
-//! end of the game back, above that by a `--depth` search with the given weights. Each game is
-//! searched on a cleared table, so a run's file depends only on its games, settings and seed,
-//! whatever the threads and interruptions.
+//! end of the game back, above that by a `--depth` search with the given weights (depth 0: the
+//! evaluation's static score). Each game is searched on a cleared table, so a run's file
+//! depends only on its games, settings and seed, whatever the threads and interruptions.
+//!
+//! Games played perfectly from the exact empties on (`oxello selfplay` with at least as many
+//! `--exact-empties`) need no proof: with `--played-exact` their result is the exact score of
+//! those positions, and only one game in [`PLAY_CHECK_ONE_IN`], drawn by its rank, is proved to
+//! check that the games are what the flag says.
 
 pub mod format;
 pub mod packed;
 
-use super::dataset::{exact_scores, load_all_games, positions_of, ExactSolver, GameSources};
+use super::dataset::{
+    exact_scores, load_all_games, played_scores, positions_of, ExactSolver, GameSources,
+};
 use super::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Board, Position};
 use crate::book::write_atomically;
 use crate::engine::{all_cores, Engine, EngineOptions};
-use crate::eval::Evaluation;
+use crate::eval::{Evaluation, Evaluator};
 use crate::random::seeded_hash;
 use crate::search::level_depth;
 use crate::search::{Limits, Proof, SearchOptions};
@@ -29,6 +36,10 @@ use std::path::PathBuf;
 const BATCH_GAMES: usize = 32;
 /// Transposition table of each labelling thread, in MiB.
 const TABLE_MIB: usize = 16;
+/// With `--played-exact`, one game in this many is proved all the same, to check the claim.
+pub const PLAY_CHECK_ONE_IN: u64 = 32;
+/// Mixed into the seed for the draw of the games `--played-exact` proves.
+const PLAY_CHECK_DRAW: u64 = 0xC4EC_6A3E;
 
 /// `oxello label`: labels the positions of games with search scores.
 #[derive(clap::Args, Debug)]
@@ -38,12 +49,18 @@ pub struct LabelArgs {
     /// The labels file to write; a run resumes from it when it exists.
     #[arg(long)]
     out: PathBuf,
-    /// Depth of the midgame searches.
+    /// Depth of the midgame searches; 0 labels with the evaluation's static score, no search.
     #[arg(long, default_value_t = 8)]
     depth: u8,
     /// Positions with at most this many empties are labelled with their exact score.
     #[arg(long, default_value_t = 20)]
     exact_empties: u8,
+    /// The games were played perfectly from --exact-empties empties on (`oxello selfplay` with
+    /// at least as many --exact-empties): label those positions with the game's result instead
+    /// of proving their scores. One game in 32 is proved all the same; a game whose result is
+    /// not its positions' exact score stops the run.
+    #[arg(long)]
+    played_exact: bool,
     /// Label only the first N games of the seeded order (over all shards); default: all.
     #[arg(long = "games")]
     max_games: Option<usize>,
@@ -147,13 +164,56 @@ struct Claimed {
     new: Vec<bool>,
 }
 
+/// Whether `--played-exact` proves the game of this rank all the same.
+fn play_checked(seed: u64, rank: u32) -> bool {
+    seeded_hash(seed ^ PLAY_CHECK_DRAW, u64::from(rank)) % PLAY_CHECK_ONE_IN == 0
+}
+
+/// The exact scores of a game's positions with at most the exact empties: proved, or read off
+/// the result of a game played perfectly from there (`played_exact`), a drawn few proved to
+/// check it.
+fn exact_scores_of(
+    game: &Claimed,
+    header: LabelsHeader,
+    played_exact: bool,
+    solver: &ExactSolver,
+) -> Result<Vec<Option<i32>>, String> {
+    let exact_empties = u32::from(header.exact_empties);
+    if !played_exact {
+        return Ok(exact_scores(
+            &game.positions,
+            &game.end,
+            exact_empties,
+            solver,
+        ));
+    }
+    let played = played_scores(&game.positions, &game.end, exact_empties);
+    if play_checked(header.seed, game.rank) {
+        let proved = exact_scores(&game.positions, &game.end, exact_empties, solver);
+        if let Some(at) = (0..proved.len()).find(|&i| proved[i] != played[i]) {
+            return Err(format!(
+                "game {} was not played perfectly from {exact_empties} empties: its result gives \
+                 the position before move {} {:+}, its exact score is {:+} (label it without \
+                 --played-exact, or play it with selfplay --exact-empties {exact_empties} or more)",
+                game.rank,
+                at + 1,
+                played[at].unwrap_or_default(),
+                proved[at].unwrap_or_default()
+            ));
+        }
+    }
+    Ok(played)
+}
+
 /// Labels the new positions of one game, on a cleared table.
 fn label_game(
     engine: &mut Engine,
+    evaluation: &Evaluation,
     solver: &ExactSolver,
     game: &Claimed,
     header: LabelsHeader,
-) -> Vec<Label> {
+    played_exact: bool,
+) -> Result<Vec<Label>, String> {
     engine.new_game(Position::START);
     let exact_empties = u32::from(header.exact_empties);
     let exact_needed = game
@@ -162,7 +222,7 @@ fn label_game(
         .zip(&game.new)
         .any(|(p, &new)| new && p.board.empty_count() <= exact_empties);
     let exact = if exact_needed {
-        exact_scores(&game.positions, &game.end, exact_empties, solver)
+        exact_scores_of(game, header, played_exact, solver)?
     } else {
         vec![None; game.positions.len()]
     };
@@ -173,6 +233,7 @@ fn label_game(
         }
         let (score, depth) = match exact {
             Some(score) => (score, 0),
+            None if header.depth == 0 => (evaluation.evaluate(&position.board), 0),
             None => {
                 let limits = Limits {
                     depth: level_depth(u32::from(header.depth), position.board.empty_count()),
@@ -198,7 +259,7 @@ fn label_game(
             depth,
         });
     }
-    labels
+    Ok(labels)
 }
 
 /// Runs `oxello label` on `threads` threads (default: all cores), searching with `evaluation`.
@@ -268,8 +329,11 @@ pub fn run(
             .collect();
         let labels: Vec<Label> =
             map_on_engines(&claimed, workers, options, evaluation, |engine, game| {
-                label_game(engine, &solver, game, header)
+                label_game(engine, evaluation, &solver, game, header, args.played_exact)
             })?
+            .into_iter()
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(|e| anyhow::anyhow!(e))?
             .into_iter()
             .flatten()
             .collect();

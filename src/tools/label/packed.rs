@@ -84,7 +84,7 @@ fn pack_game(
     for &mv in game {
         if let Move::Play(square) = mv {
             let label = next.next_if(|l| l.board == position.board);
-            if label.is_some_and(|l| l.depth == 0) {
+            if label.is_some_and(|l| header.is_exact(l)) {
                 exact |= 1 << squares.len();
             }
             squares.push(square);
