@@ -166,7 +166,7 @@ struct Claimed {
 
 /// Whether `--played-exact` proves the game of this rank all the same.
 fn play_checked(seed: u64, rank: u32) -> bool {
-    seeded_hash(seed ^ PLAY_CHECK_DRAW, u64::from(rank)) % PLAY_CHECK_ONE_IN == 0
+    seeded_hash(seed ^ PLAY_CHECK_DRAW, u64::from(rank)).is_multiple_of(PLAY_CHECK_ONE_IN)
 }
 
 /// The exact scores of a game's positions with at most the exact empties: proved, or read off
