@@ -6,7 +6,7 @@ use super::label::format::LabelsHeader;
 use super::label::packed::read_labels;
 use super::progress_bar;
 use crate::board::{Board, Move, Position};
-use crate::eval::{Evaluation, Evaluator};
+use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
 use crate::search::{
     Limits, ParallelOptions, SearchContext, SearchOptions, TranspositionTable, INFINITY,
@@ -305,23 +305,6 @@ pub fn blend_by_file(
         .collect()
 }
 
-/// Scores the labels of files of static scores (header depth 0) afresh with `evaluation`'s
-/// static score; exact labels stay. A network can so learn from the scores of the one
-/// before it rather than from the linear weights' that the files hold: once blended with the
-/// labels after them, a TD(λ) step.
-pub fn rescore_static_labels(
-    by_file: &mut [(LabelsHeader, ExamplesByGame)],
-    evaluation: &Evaluation,
-) {
-    for (_, per_game) in by_file.iter_mut().filter(|(header, _)| header.depth == 0) {
-        per_game.par_iter_mut().for_each(|(_, examples)| {
-            for example in examples.iter_mut().filter(|e| !e.exact) {
-                example.label = evaluation.evaluate(&example.board) as f32;
-            }
-        });
-    }
-}
-
 /// Proves exact scores of small positions for many threads at once: each search runs on its
 /// caller's thread alone (the games are the parallel work), all sharing one table.
 pub struct ExactSolver {
@@ -525,35 +508,6 @@ mod tests {
         let mut searched = game(&moves, &labels, 3);
         blend_later_labels(&mut searched, 0.5);
         assert_eq!(blended, vec![(0, searched), (0, game(&moves, &labels, 3))]);
-    }
-
-    #[test]
-    fn static_labels_are_scored_afresh_and_the_rest_stay() {
-        let header = |depth| LabelsHeader {
-            depth,
-            exact_empties: 20,
-            seed: 1,
-            evaluation: Some(7),
-        };
-        let moves = ["f5", "d6", "c3", "d3"];
-        let labels = [40.0, -40.0, 40.0, -10.0];
-        let mut by_file = vec![
-            (header(10), vec![(0, game(&moves, &labels, 3))]),
-            (header(0), vec![(0, game(&moves, &labels, 3))]),
-        ];
-        let simple = Evaluation::Simple;
-        rescore_static_labels(&mut by_file, &simple);
-        assert_eq!(by_file[0].1, vec![(0, game(&moves, &labels, 3))]);
-        let rescored = &by_file[1].1[0].1;
-        for (example, before) in rescored.iter().zip(game(&moves, &labels, 3)) {
-            let expected = if before.exact {
-                before.label
-            } else {
-                simple.evaluate(&before.board) as f32
-            };
-            assert_eq!(example.label, expected);
-        }
-        assert_ne!(rescored[..3], game(&moves, &labels, 3)[..3]);
     }
 
     #[test]

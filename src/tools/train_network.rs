@@ -12,10 +12,7 @@
 //! evaluation's integers and its error measured again. A searched label is first blended with
 //! the labels after it in its game (`--label-lambda`), in training and validation alike.
 
-use super::dataset::{
-    blend_by_file, label_examples_by_file, rescore_static_labels, Example, ExamplesByGame,
-    GameSources,
-};
+use super::dataset::{blend_by_file, label_examples_by_file, Example, ExamplesByGame, GameSources};
 use super::progress_bar;
 use super::train::{is_validation, load_examples, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
@@ -520,11 +517,6 @@ pub struct TrainNetworkArgs {
     /// which know less than a search's and so lean more on the labels after them.
     #[arg(long, default_value_t = 0.9, value_parser = parse_lambda)]
     static_label_lambda: f32,
-    /// Score the training labels of files of static scores afresh with this evaluation (a
-    /// network file, `linear` or `simple`) instead of the scores they hold, exact ones
-    /// apart: each network can so learn from the one before it.
-    #[arg(long)]
-    static_scores_from: Option<String>,
     /// Label games' positions with at most this many empties by solving them exactly.
     #[arg(long, default_value_t = 12)]
     exact_empties: u32,
@@ -608,12 +600,8 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         seed: args.seed,
         patience: args.patience,
     };
-    let (results, mut labelled) =
+    let (results, labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
-    if let Some(name) = &args.static_scores_from {
-        let scorer = Evaluation::from_name(name).map_err(|e| anyhow::anyhow!(e))?;
-        rescore_static_labels(&mut labelled, &scorer);
-    }
     let labelled = blend_by_file(labelled, args.label_lambda, args.static_label_lambda);
     let linear = PatternEvaluator::built_in();
     let (mut training, mut validation) = samples_of(
