@@ -10,7 +10,8 @@
 //! against searched labels where there are any, else the loss), and training stops when
 //! `--patience` epochs in a row have not improved on it. The result is quantised to the
 //! evaluation's integers and its error measured again. A searched label is first blended with
-//! the labels after it in its game (`--label-lambda`), in training and validation alike.
+//! the labels after it in its game (`--label-lambda`; a static one, of a depth-0 file, with
+//! `--static-label-lambda`), in training and validation alike.
 
 use super::dataset::{blend_by_file, label_examples_by_file, Example, ExamplesByGame, GameSources};
 use super::progress_bar;

@@ -407,15 +407,10 @@ fn depth_0_labels_are_static_scores_and_stay_apart_from_the_exact_ones() {
 fn played_exact_labels_equal_proved_ones_and_imperfect_games_are_refused() {
     let dir = scratch_dir("label-played");
     let perfect = selfplay(&dir, "perfect.txt", "12", "2", "10");
-    let settings = ["--depth", "0"];
-    let proved = label_games(&dir, &perfect, "proved.labels", &settings);
+    let proved = label_games(&dir, &perfect, "proved.labels", &["--depth", "0"]);
     assert_prints(&proved, "positions labelled");
-    let trusted = label_games(
-        &dir,
-        &perfect,
-        "trusted.labels",
-        &["--depth", "0", "--played-exact"],
-    );
+    let trusting = ["--depth", "0", "--played-exact"];
+    let trusted = label_games(&dir, &perfect, "trusted.labels", &trusting);
     assert_prints(&trusted, "positions labelled");
     let proved = std::fs::read(dir.join("proved.labels")).unwrap();
     assert_eq!(std::fs::read(dir.join("trusted.labels")).unwrap(), proved);
@@ -425,11 +420,6 @@ fn played_exact_labels_equal_proved_ones_and_imperfect_games_are_refused() {
         .any(|l| l.board.empty_count() <= EXACT_EMPTIES));
 
     let careless = selfplay(&dir, "careless.txt", "200", "1", "2");
-    let refused = label_games(
-        &dir,
-        &careless,
-        "careless.labels",
-        &["--depth", "0", "--played-exact"],
-    );
+    let refused = label_games(&dir, &careless, "careless.labels", &trusting);
     assert_fails_with(&refused, "was not played perfectly from 10 empties");
 }
