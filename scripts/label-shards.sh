@@ -8,12 +8,13 @@
 #   scripts/label-shards.sh xot WORK_DIR FIRST LAST
 #       selfplay games, 2,000 a shard, each opened by a line of data/xot-openings-large.txt and
 #       two random moves, then played at depth 8 (exact from 18 empties) by the built-in
-#       evaluation, labelled at depth 10; shard i being games i, i + 64, ... of that run;
+#       linear evaluation, labelled at depth 10 by it; shard i being games i, i + 64, ... of
+#       that run;
 #   scripts/label-shards.sh xot-static WORK_DIR FIRST LAST
 #       selfplay games as above but of seed 2 and played exactly from 20 empties, so that their
 #       result is the exact score of every position from there (--played-exact: nothing is
 #       proved but a check of one game in 32), and labelled above 20 empties by the built-in
-#       evaluation's static score (depth 0); about two fifths of a searched shard's time (2.4 times the rate).
+#       linear evaluation's static score (depth 0); about two fifths of a searched shard's time (2.4 times the rate).
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut
@@ -66,12 +67,12 @@ for i in $(seq "$first" "$last"); do
     games=(--data "$wthor" --shard "$i/64")
   else
     played=$work/xot-games-seed$play_seed-e$play_exact-s${i}of64.txt
-    run "$name" "$oxello" selfplay --games 128000 --shard "$i/64" --depth 8 \
+    run "$name" "$oxello" --eval linear selfplay --games 128000 --shard "$i/64" --depth 8 \
       --exact-empties "$play_exact" --seed "$play_seed" --openings data/xot-openings-large.txt \
       --random-plies 2 --output "$played"
     games=("$played")
   fi
-  run "$name" "$oxello" label "${games[@]}" --out "$work/$name.labels" --depth "$depth" \
+  run "$name" "$oxello" --eval linear label "${games[@]}" --out "$work/$name.labels" --depth "$depth" \
     --exact-empties 20 --seed 1 "${labelling[@]}" --pack "$work/$name.lgz"
   minutes=$(((SECONDS - begun + 30) / 60))
   positions=$(sed -n 's/.*: \([0-9]*\) positions packed with their games in .*/\1/p' "$work/$name.log" | tail -1)

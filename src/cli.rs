@@ -53,9 +53,9 @@ pub struct Cli {
     /// Log level on stderr: error, warn, info, debug or trace (RUST_LOG also works).
     #[arg(long, global = true)]
     pub log_level: Option<log::LevelFilter>,
-    /// Evaluation: linear (the built-in pattern weights; also `builtin`), simple, or a weights
-    /// or network file.
-    #[arg(long, global = true, default_value = "linear")]
+    /// Evaluation: network (the built-in network; also `builtin`), linear (the built-in
+    /// pattern weights it corrects), simple, or a weights or network file.
+    #[arg(long, global = true, default_value = "network")]
     pub eval: String,
 }
 

@@ -1,9 +1,9 @@
 //! Static evaluation: a score in discs for the side to move, from a position that is not over.
 //!
 //! Three evaluations sit behind one [`Evaluator`] interface: the trained linear pattern
-//! evaluation ([`PatternEvaluator`], built into the binary, the default), the network that
-//! corrects it ([`NetworkEvaluator`]), and a hand-made one ([`SimpleEvaluator`]) kept as a
-//! baseline.
+//! evaluation ([`PatternEvaluator`]), the network that corrects it ([`NetworkEvaluator`]; both
+//! built into the binary, the network the default), and a hand-made one ([`SimpleEvaluator`])
+//! kept as a baseline.
 
 pub mod indices;
 pub mod network;
@@ -88,19 +88,30 @@ pub enum Evaluation {
 /// The fingerprint of the hand-made evaluation: "simple" in ASCII.
 const SIMPLE_FINGERPRINT: u64 = 0x0000_7369_6D70_6C65;
 
+/// The names of the built-in network, the default evaluation.
+const NETWORK_NAMES: [&str; 3] = ["network", "builtin", "built-in"];
+
+/// The built-in network.
 impl Default for Evaluation {
     fn default() -> Self {
-        Evaluation::Patterns(Arc::new(PatternEvaluator::built_in()))
+        Evaluation::Network(NetworkEvaluator::built_in())
     }
 }
 
 impl Evaluation {
-    /// `simple`, `linear` (or `builtin`: the built-in pattern weights), or the path of a
-    /// weights file or of a network file (told apart by their magic).
+    /// The built-in linear pattern weights, which the built-in network corrects.
+    pub fn linear() -> Evaluation {
+        Evaluation::Patterns(Arc::new(PatternEvaluator::built_in()))
+    }
+
+    /// `network` (or `builtin`: the built-in network, the default), `linear` (the built-in
+    /// pattern weights), `simple`, or the path of a weights file or of a network file (told
+    /// apart by their magic).
     pub fn from_name(name: &str) -> Result<Evaluation, String> {
         match name {
             "simple" => Ok(Evaluation::Simple),
-            "linear" | "builtin" | "built-in" => Ok(Evaluation::default()),
+            "linear" => Ok(Evaluation::linear()),
+            name if NETWORK_NAMES.contains(&name) => Ok(Evaluation::default()),
             path => {
                 let bytes = std::fs::read(path)
                     .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
@@ -121,6 +132,16 @@ impl Evaluation {
                         .map_err(|e| format!("{path}: {e}"))
                 }
             }
+        }
+    }
+
+    /// The bytes of the network file that `--eval name` names: the built-in network's for its
+    /// names, else the file's.
+    pub fn network_file(name: &str) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+        if NETWORK_NAMES.contains(&name) {
+            Ok(network::BUILT_IN.into())
+        } else {
+            std::fs::read(name).map(Into::into)
         }
     }
 

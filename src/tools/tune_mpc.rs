@@ -253,11 +253,13 @@ pub struct TuneMpcArgs {
     /// Which fits to make; the rest is kept from the table at `--output`.
     #[arg(long, value_enum, default_value_t = Part::Both)]
     part: Part,
-    /// Where to write the table (the built-in one is src/eval/oxello.mpc).
+    /// Where to write the table (the linear weights' built-in one is src/eval/oxello.mpc; a
+    /// network's is in its file, see `--network-out`).
     #[arg(long, default_value = "oxello.mpc")]
     output: PathBuf,
-    /// With a network evaluation (`--eval NET`), also write the network with the new table in
-    /// it to this file, so that `--eval` with that file searches with its own table.
+    /// With a network evaluation (the built-in one or `--eval NET`), also write the network
+    /// with the new table in it to this file, so that `--eval` with that file searches with
+    /// its own table.
     #[arg(long)]
     network_out: Option<PathBuf>,
 }
@@ -383,7 +385,7 @@ pub fn run(args: &TuneMpcArgs, eval_name: &str, evaluation: &Evaluation) -> anyh
     let network = match (&args.network_out, evaluation) {
         (None, _) => None,
         (Some(_), Evaluation::Network(_)) => Some(
-            std::fs::read(eval_name)
+            Evaluation::network_file(eval_name)
                 .map_err(anyhow::Error::from)
                 .and_then(|bytes| Ok(NetworkWeights::from_bytes(&bytes)?))
                 .map_err(|e| anyhow::anyhow!("cannot read the network {eval_name}: {e}"))?,

@@ -168,7 +168,7 @@ fn children_scored_for_ordering_take_the_networks_linear_part() {
     let mut differ = 0;
     for board in positions() {
         let ordering = evaluation.children_for_ordering(IsaBaseline, &board);
-        let own = Evaluation::default();
+        let own = Evaluation::linear();
         let own_ordering = own.children_for_ordering(IsaBaseline, &board);
         for (square, child) in children_not_over(&board) {
             assert_eq!(ordering(square, &child), linear.evaluate(&child));
@@ -516,6 +516,36 @@ fn compressed_network_files_of_versions_1_and_2_are_still_read_and_damaged_table
         NetworkWeights::from_bytes(&resealed(damaged)),
         Err(NetworkError::Table(_))
     ));
+}
+
+/// The engine's default is the built-in network, over the built-in linear weights and with a
+/// Multi-ProbCut table of its own; `linear` names the linear weights alone, and `tune-mpc`
+/// reads the built-in network's file by its names.
+#[test]
+fn the_built_in_network_is_the_default_and_carries_its_own_table() {
+    let Evaluation::Network(network) = Evaluation::default() else {
+        panic!("the default evaluation is the network")
+    };
+    assert!(network.has_probcut_table());
+    assert_eq!(
+        network.linear().checksum(),
+        PatternEvaluator::built_in().checksum()
+    );
+    for name in ["network", "builtin", "built-in"] {
+        let named = Evaluation::from_name(name).unwrap();
+        assert_eq!(named.fingerprint(), network.fingerprint(), "{name}");
+        let file = Evaluation::network_file(name).unwrap();
+        assert_eq!(
+            NetworkEvaluator::from_bytes(&file).unwrap().fingerprint(),
+            network.fingerprint()
+        );
+    }
+    let linear = Evaluation::from_name("linear").unwrap();
+    assert!(matches!(linear, Evaluation::Patterns(_)));
+    assert_eq!(
+        linear.fingerprint(),
+        PatternEvaluator::built_in().checksum()
+    );
 }
 
 #[test]

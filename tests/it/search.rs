@@ -8,7 +8,7 @@ use crate::common::{
 use oxello::board::Board;
 use oxello::cpu::Isa;
 use oxello::engine::{Engine, EngineOptions};
-use oxello::eval::{Evaluator, SimpleEvaluator};
+use oxello::eval::{Evaluation, Evaluator, SimpleEvaluator};
 use oxello::search::{
     self, Limits, SearchContext, SearchNode, SearchOptions, TranspositionTable, INFINITY,
 };
@@ -363,10 +363,15 @@ fn a_search_ended_by_its_own_limit_leaves_the_next_one_free_to_search() {
 #[test]
 fn a_search_cut_inside_an_iteration_plays_the_root_moves_it_completed() {
     let position = oxello::tools::bench::bench_positions()[3];
-    let mut engine = Engine::new(EngineOptions {
-        threads: 1,
-        hash_mib: 16,
-    })
+    // The linear weights, whose ninth iteration from this position was measured to spread its
+    // root moves as the least counts below ask.
+    let mut engine = Engine::with_evaluation(
+        EngineOptions {
+            threads: 1,
+            hash_mib: 16,
+        },
+        Evaluation::linear(),
+    )
     .unwrap();
     // Full width and with probable cuts: in both, node limits spread over the ninth
     // iteration stop it after its first root move in most cases.

@@ -27,6 +27,11 @@ use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
 use crate::zeroed_memory::ZeroedArray;
 use forward::{Accumulator, Row};
+use std::sync::{Arc, OnceLock};
+
+/// The network built into the binary, with its own Multi-ProbCut table: the default
+/// evaluation (docs/evaluation.md gives the commands that made it).
+pub static BUILT_IN: &[u8] = include_bytes!("../oxello.network");
 
 /// Hidden units: the accumulator's 16-bit lanes.
 pub const HIDDEN: usize = 32;
@@ -126,6 +131,18 @@ impl NetworkEvaluator {
             checksum,
             probcut: weights.probcut.clone(),
         })
+    }
+
+    /// The built-in network ([`BUILT_IN`]), laid out once per process and shared.
+    pub fn built_in() -> Arc<NetworkEvaluator> {
+        static LAID_OUT: OnceLock<Arc<NetworkEvaluator>> = OnceLock::new();
+        LAID_OUT
+            .get_or_init(|| {
+                Arc::new(
+                    NetworkEvaluator::from_bytes(BUILT_IN).expect("the built-in network is valid"),
+                )
+            })
+            .clone()
     }
 
     /// The network's file read over the built-in linear weights.
