@@ -79,7 +79,7 @@ for i in $(seq "$first" "$last"); do
   bytes=$(stat -c %s "$work/$name.lgz")
   fingerprint=$(od -An -tx8 -j20 -N8 "$work/$name.labels" | tr -d ' ')
   mv "$work/$name.lgz" "$packed"
-  printf '| %s.lgz | %s | %s | the built-in weights (fingerprint %s), %s | %s, 2 cores, %s min |\n' \
+  printf '| %s.lgz | %s | %s | the built-in linear weights (fingerprint %s), %s | %s, 2 cores, %s min |\n' \
     "$name" "$positions" "$bytes" "$fingerprint" "$commit" "$machine" "$minutes" \
     >>"$repo/data/training/README.md"
   echo "$name: $positions positions, $bytes bytes, $minutes min" >&2
