@@ -14,7 +14,8 @@
 #       selfplay games as above but of seed 2 and played exactly from 20 empties, so that their
 #       result is the exact score of every position from there (--played-exact: nothing is
 #       proved but a check of one game in 32), and labelled above 20 empties by the built-in
-#       linear evaluation's static score (depth 0); about two fifths of a searched shard's time (2.4 times the rate).
+#       linear evaluation's static score (depth 0); about two fifths of a searched shard's
+#       time (2.4 times the rate).
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut

@@ -270,8 +270,8 @@ pub struct TrainArgs {
     /// a search score is a much less noisy label than a game's result.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     label_weight: u32,
-    /// Start from these weights (linear, the built-in ones, or a weights file) rather than
-    /// from zero.
+    /// Start from these weights (`linear`: the built-in linear weights, which `builtin` also
+    /// names here, or a weights file) rather than from zero.
     #[arg(long)]
     init: Option<String>,
     /// Where to write the weights.
