@@ -62,6 +62,16 @@ pub trait Evaluator<N>: Sync {
         ProbCutTable::built_in()
     }
 
+    /// [`Evaluator::evaluate_at`] for move ordering alone: an evaluation may answer here with
+    /// a cheaper approximation of itself (the network: its linear part).
+    #[inline(always)]
+    fn evaluate_for_ordering<I: Isa>(&self, isa: I, node: &N) -> i32
+    where
+        Self: Sized,
+    {
+        self.evaluate_at(isa, node)
+    }
+
     /// [`Evaluator::children_of`] for move ordering alone, exact scores asked: an evaluation
     /// may answer here with a cheaper approximation of itself (the network: its linear part).
     fn children_for_ordering<I: Isa>(&self, isa: I, parent: &N) -> impl Fn(usize, &N) -> i32 + '_
@@ -180,6 +190,14 @@ impl Evaluator<Board> for Evaluation {
         match self {
             Evaluation::Network(network) => network.probcut_table(),
             Evaluation::Simple | Evaluation::Patterns(_) => ProbCutTable::built_in(),
+        }
+    }
+
+    #[inline(always)]
+    fn evaluate_for_ordering<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        match self {
+            Evaluation::Network(network) => network.linear().evaluate_at(isa, board),
+            _ => self.evaluate_at(isa, board),
         }
     }
 

@@ -388,6 +388,10 @@ pub struct Searcher<'c, 'a, N, E> {
     /// below the frame returns at once, as under an abort, and the frame's node returns the
     /// result.
     unwind: Option<(usize, i32)>,
+    /// Set while the thread's search only orders moves (the solver's shallow searches): its
+    /// leaves take the evaluation's cheaper version for ordering
+    /// ([`Evaluator::children_for_ordering`]).
+    pub(super) ordering_only: bool,
 }
 
 /// A node a thread is inside, as it searches it: what the table needs to tell whether
@@ -425,6 +429,7 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
             thread: rayon::current_thread_index().unwrap_or(0),
             frames: ArrayVec::new(),
             unwind: None,
+            ordering_only: false,
         }
     }
 

@@ -6,7 +6,8 @@
 //!   transposition cutoff (from the table from `ETC_MIN_EMPTIES`, from the thread's cache
 //!   below), table move then fastest-first ordering, weighed with the static
 //!   evaluation from `EVAL_ORDER_MIN_EMPTIES` and replaced by shallow searches from
-//!   `SHALLOW_ORDER_MIN_EMPTIES` (evaluations only once the table move has failed to cut, and
+//!   `SHALLOW_ORDER_MIN_EMPTIES` (both with the evaluation's version for ordering, the
+//!   network's linear part; evaluations only once the table move has failed to cut, and
 //!   none where the table expects a fail low), and a parallel split of the moves
 //!   (`SPLIT_MIN_EMPTIES` and up) after the first, or of all of them where the table expects
 //!   a fail low;
@@ -645,15 +646,20 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         }
     }
 
-    /// Keys the moves by a shallow search with the evaluation, fastest first breaking ties.
+    /// Keys the moves by a shallow search, fastest first breaking ties. Its leaves take the
+    /// evaluation's version for ordering (the network's linear part: it orders the solver's
+    /// moves as well, at the linear weights' cost); the table keeps its results as any
+    /// search's, of their depth, which the deeper searches of the same positions replace.
     fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
         let depth = shallow_order_depth(empties);
+        self.searcher.ordering_only = true;
         for entry in list.iter_mut() {
             let score = -self
                 .searcher
                 .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
             entry.key = score * 256 + entry.key.clamp(-255, 255);
         }
+        self.searcher.ordering_only = false;
     }
 
     /// Stores a null-window result around `alpha`, marked with the selectivity its tree may

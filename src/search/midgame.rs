@@ -38,6 +38,8 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     fn leaf<I: Isa>(&self, isa: I, node: &N) -> i32 {
         if node.moves_at(isa) == 0 && node.pass().moves_at(isa) == 0 {
             node.final_score()
+        } else if self.ordering_only {
+            self.ctx.evaluator.evaluate_for_ordering(isa, node)
         } else {
             self.ctx.evaluator.evaluate_at(isa, node)
         }
@@ -251,17 +253,32 @@ impl<'c, 'a, N: SearchNode, E: Evaluator<N>> Searcher<'c, 'a, N, E> {
     /// A node one ply above the leaves, with its legal `moves`: the best evaluation of its
     /// children, taken class by class of [`SearchNode::FRONTIER_ORDER`] up to the first that
     /// reaches `beta` (fail-soft). No table and no ordering by hints: here a table probe or a
-    /// hint costs about what the evaluations it might save cost.
+    /// hint costs about what the evaluations it might save cost. In a search that only orders
+    /// moves, the children take the evaluation's version for ordering.
     #[inline(always)]
-    fn frontier_body<I: Isa>(
+    fn frontier_body<I: Isa>(&mut self, isa: I, node: &N, moves: u64, window: (i32, i32)) -> i32 {
+        if self.ordering_only {
+            let evaluate_child = self.ctx.evaluator.children_for_ordering(isa, node);
+            self.best_child(isa, node, moves, window, |mv, child, _| {
+                evaluate_child(mv, child)
+            })
+        } else {
+            let evaluate_child = self.ctx.evaluator.children_of(isa, node);
+            self.best_child(isa, node, moves, window, evaluate_child)
+        }
+    }
+
+    /// The best score of `node`'s children by `evaluate_child`, for [`Self::frontier_body`].
+    #[inline(always)]
+    fn best_child<I: Isa>(
         &mut self,
         isa: I,
         node: &N,
         moves: u64,
         (alpha, beta): (i32, i32),
+        evaluate_child: impl Fn(usize, &N, (i32, i32)) -> i32,
     ) -> i32 {
         let mut best = -INFINITY;
-        let evaluate_child = self.ctx.evaluator.children_of(isa, node);
         for &class in N::FRONTIER_ORDER {
             let mut rest = moves & class;
             while rest != 0 {

@@ -29,6 +29,7 @@ pub use context::{
     OrderingOptions, ParallelOptions, SearchContext, SearchNode, SearchOptions, Searcher,
     DATA_SELECTIVITY, DEFAULT_SELECTIVITY,
 };
+pub use endgame::SHALLOW_ORDER_MIN_EMPTIES;
 pub use midgame::search;
 pub use time::{GameClock, IterationReport, TimeBudget};
 pub use tt::{TableAllocationError, TranspositionTable};

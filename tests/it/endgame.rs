@@ -2,13 +2,17 @@
 //! random endgames, win/loss/draw against the exact score, parallel against serial, and the
 //! exact labels of training positions.
 
-use crate::common::{data_file, fixture, pseudo_random_bytes};
+use crate::common::{data_file, fixture, one_thread_pool, pseudo_random_bytes};
 use oxello::board::{Board, Color, Position, Squares};
+use oxello::cpu::Isa;
 use oxello::engine::{Engine, EngineOptions};
-use oxello::eval::Evaluation;
+use oxello::eval::{Evaluation, Evaluator};
 use oxello::notation::parse_obf_file;
-use oxello::search::{Limits, Proof, SearchOptions};
+use oxello::search::{
+    Limits, Proof, SearchContext, SearchOptions, TranspositionTable, SHALLOW_ORDER_MIN_EMPTIES,
+};
 use oxello::tools::dataset::{all_examples, load_games, ExactSolver, Example};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Plain negamax to the end of the game: no pruning, no table, no ordering.
 fn negamax(board: &Board) -> i32 {
@@ -110,6 +114,84 @@ fn ffo_1_to_19_are_solved_exactly() {
 #[test]
 fn ffo_20_to_39_are_solved_exactly() {
     check_suite("fforum-20-39.obf", 2);
+}
+
+/// The built-in network, counting its evaluations: those a search's leaves take, and those
+/// for move ordering alone.
+struct CountingNetwork {
+    network: Evaluation,
+    full: AtomicU64,
+    for_ordering: AtomicU64,
+}
+
+impl Evaluator<Board> for CountingNetwork {
+    fn evaluate(&self, board: &Board) -> i32 {
+        self.full.fetch_add(1, Ordering::Relaxed);
+        self.network.evaluate(board)
+    }
+
+    fn evaluate_for_ordering<I: Isa>(&self, isa: I, board: &Board) -> i32 {
+        self.for_ordering.fetch_add(1, Ordering::Relaxed);
+        self.network.evaluate_for_ordering(isa, board)
+    }
+
+    fn children_for_ordering<I: Isa>(
+        &self,
+        isa: I,
+        parent: &Board,
+    ) -> impl Fn(usize, &Board) -> i32 + '_ {
+        let children = self.network.children_for_ordering(isa, parent);
+        move |square, child| {
+            self.for_ordering.fetch_add(1, Ordering::Relaxed);
+            children(square, child)
+        }
+    }
+}
+
+/// The exact solver evaluates only to order its moves, so it takes the evaluation's version
+/// for ordering (the network's linear part) everywhere, in its shallow ordering searches too,
+/// and still finds the exact score.
+#[test]
+fn the_solver_orders_by_the_evaluations_version_for_ordering_alone() {
+    let empties = SHALLOW_ORDER_MIN_EMPTIES + 2;
+    let counting = CountingNetwork {
+        network: Evaluation::default(),
+        full: AtomicU64::new(0),
+        for_ordering: AtomicU64::new(0),
+    };
+    let mut engine = Engine::new(EngineOptions {
+        threads: 1,
+        hash_mib: 16,
+    })
+    .unwrap();
+    let single = one_thread_pool();
+    let stop = AtomicBool::new(false);
+    let boards: Vec<Board> = (0..20)
+        .filter_map(|seed| random_endgame(seed, empties))
+        .take(3)
+        .collect();
+    assert_eq!(boards.len(), 3, "too few random endgames");
+    for board in boards {
+        let exact = solve(&mut engine, &board, false).0;
+        let tt = TranspositionTable::new(16);
+        let (above, below) = single.install(|| {
+            let ctx = SearchContext::new(
+                &tt,
+                &counting,
+                &stop,
+                SearchOptions::default(),
+                &Limits::default(),
+                empties,
+            );
+            (
+                ctx.alpha_beta(&board, exact - 1, exact, empties),
+                ctx.alpha_beta(&board, exact, exact + 1, empties),
+            )
+        });
+        assert!(above >= exact && below <= exact, "{board:?}: {exact}");
+    }
+    assert_eq!(counting.full.load(Ordering::Relaxed), 0);
+    assert!(counting.for_ordering.load(Ordering::Relaxed) > 0);
 }
 
 #[test]
