@@ -403,9 +403,15 @@ fn search_siblings<N: SearchNode, E: Evaluator<N>>(
     let abort = Abort::new(owner.abort);
     let shared_alpha = AtomicI32::new(alpha);
     let best = SharedBest::new(-INFINITY, siblings[0].mv);
+    let ordering_only = owner.ordering_only;
     in_order(
         siblings,
-        || Searcher::below(ctx, Some(&abort)),
+        || {
+            // The workers of a split inside a search that only orders moves only order too.
+            let mut worker = Searcher::below(ctx, Some(&abort));
+            worker.ordering_only = ordering_only;
+            worker
+        },
         |searcher, candidate| {
             let floor = shared_alpha.load(Ordering::Relaxed);
             if floor >= beta || searcher.stopped() {
