@@ -42,6 +42,61 @@ fn match_finds_its_openings_from_any_directory() {
 }
 
 #[test]
+fn a_match_of_one_program_against_itself_records_two_names_and_resumes() {
+    let dir = scratch_dir("match-names");
+    let program = env!("CARGO_BIN_EXE_oxello");
+    let engine1 = format!("{program} --depth 1 --threads 1");
+    let engine2 = format!("{program} --depth 2 --threads 1");
+    let args = [
+        "match",
+        "--engine1",
+        &engine1,
+        "--engine2",
+        &engine2,
+        "--openings",
+        "2",
+        "--games-file",
+        "games.ggf",
+    ];
+    assert_prints(&oxello_in(&dir, &args), "4 of 4 games played");
+    let records = std::fs::read_to_string(dir.join("games.ggf")).unwrap();
+    assert_eq!(records.lines().count(), 4);
+    for record in records.lines() {
+        let names = (
+            record.contains("PB[oxello-1]"),
+            record.contains("PW[oxello-2]"),
+        );
+        let swapped = (
+            record.contains("PB[oxello-2]"),
+            record.contains("PW[oxello-1]"),
+        );
+        assert!(names == (true, true) || swapped == (true, true), "{record}");
+    }
+    assert_prints(&oxello_in(&dir, &args), "4 of 4 games played");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("games.ggf")).unwrap(),
+        records,
+        "a resumed match plays nothing more"
+    );
+    let same_names = oxello_in(
+        &dir,
+        &[
+            "match",
+            "--engine1",
+            &engine1,
+            "--engine2",
+            &engine2,
+            "--name1",
+            "a",
+            "--name2",
+            "a",
+        ],
+    );
+    assert_fails_with(&same_names, "--name1 and --name2 are both 'a'");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn solve_reads_the_repository_suites() {
     let suite = crate::common::data_file("fforum-1-19.obf");
     let out = oxello_in(

@@ -98,6 +98,29 @@ fn engine_name(name: Option<String>, command: &str) -> String {
     })
 }
 
+/// The two engines' names, told apart: the games file knows an engine only by its name, so
+/// a match between two command lines of one program (a build against itself with other
+/// options) names them `NAME-1` and `NAME-2`; two equal names given are refused.
+fn engine_names(args: &MatchArgs) -> anyhow::Result<[String; 2]> {
+    let given = args.name1.is_some() && args.name2.is_some();
+    let mut names = [
+        engine_name(args.name1.clone(), &args.engine1),
+        engine_name(args.name2.clone(), &args.engine2),
+    ];
+    if names[0] == names[1] {
+        if given {
+            anyhow::bail!(
+                "--name1 and --name2 are both '{}': the games file tells the engines apart by \
+                 name",
+                names[0]
+            );
+        }
+        names[0].push_str("-1");
+        names[1].push_str("-2");
+    }
+    Ok(names)
+}
+
 fn parse_time_control(args: &MatchArgs) -> anyhow::Result<TimeControl> {
     if let Some(depth) = args.depth {
         return Ok(TimeControl::Depth(depth));
@@ -139,17 +162,18 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         .map(Sprt::parse)
         .transpose()
         .map_err(|e| anyhow::anyhow!(e))?;
+    let [name1, name2] = engine_names(&args)?;
     let config = MatchConfig {
         engines: [
             EngineSpec {
-                name: engine_name(args.name1, &args.engine1),
+                name: name1,
                 command: args.engine1,
                 protocol: args.protocol1,
                 implicit_passes: args.implicit_passes1,
                 use_book: args.books || args.from_start,
             },
             EngineSpec {
-                name: engine_name(args.name2, &args.engine2),
+                name: name2,
                 command: args.engine2,
                 protocol: args.protocol2,
                 implicit_passes: args.implicit_passes2,
