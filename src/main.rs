@@ -7,7 +7,7 @@ use clap::Parser;
 use oxello::book::{Book, BookFormat};
 use oxello::cli::{Cli, Command};
 use oxello::engine::EngineOptions;
-use oxello::eval::Evaluation;
+use oxello::eval::{DeferredEvaluation, Evaluation};
 use oxello::protocol::ServerConfig;
 use oxello::tools::{
     arena, bench, book, eval_error, label, perft, selfplay, solve, train, train_network, tune_mpc,
@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     let mut logger =
         env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
     if let Some(level) = cli.log_level {
@@ -24,50 +24,57 @@ fn main() -> Result<()> {
     }
     logger.target(env_logger::Target::Stderr).init();
     let all_cores = oxello::engine::all_cores();
+    let Some(command) = cli.command.take() else {
+        return serve_engine(&cli, all_cores);
+    };
     let evaluation = Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
-    match cli.command {
-        None => {
-            let EngineBook { book, file } = engine_book(&cli)?;
-            oxello::protocol::serve(
-                ServerConfig {
-                    book,
-                    book_file: file,
-                    book_randomness: cli.book_random,
-                    evaluation,
-                    engine: EngineOptions {
-                        threads: cli.threads.unwrap_or(all_cores),
-                        hash_mib: cli.hash,
-                    },
-                    depth: cli.depth,
-                    move_time: cli.movetime.map(std::time::Duration::from_millis),
-                    selectivity: cli.selectivity,
-                    ponder: cli.ponder,
-                },
-                std::io::stdin(),
-                std::io::stdout(),
-            )
-        }
-        Some(Command::Perft(args)) => perft::run(&args, cli.threads.unwrap_or(1)),
-        Some(Command::Solve(args)) => {
+    match command {
+        Command::Perft(args) => perft::run(&args, cli.threads.unwrap_or(1)),
+        Command::Solve(args) => {
             if !solve::run(&args, cli.threads.unwrap_or(all_cores), evaluation)? {
                 std::process::exit(1);
             }
             Ok(())
         }
-        Some(Command::Match(args)) => arena::command::run(*args),
-        Some(Command::Train(args)) => train::run(&args, &evaluation),
-        Some(Command::TrainNetwork(args)) => train_network::run(&args, &evaluation),
-        Some(Command::Label(args)) => label::run(&args, cli.threads, &evaluation),
-        Some(Command::Selfplay(args)) => selfplay::run(&args, &evaluation),
-        Some(Command::EvalError(args)) => eval_error::run(&args, &evaluation),
-        Some(Command::Bench(args)) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
-        Some(Command::TuneMpc(args)) => tune_mpc::run(&args, &cli.eval, &evaluation),
-        Some(Command::Book(args)) => book::run(args, cli.threads, &evaluation),
-        Some(Command::Web(ref args)) => {
+        Command::Match(args) => arena::command::run(*args),
+        Command::Train(args) => train::run(&args, &evaluation),
+        Command::TrainNetwork(args) => train_network::run(&args, &evaluation),
+        Command::Label(args) => label::run(&args, cli.threads, &evaluation),
+        Command::Selfplay(args) => selfplay::run(&args, &evaluation),
+        Command::EvalError(args) => eval_error::run(&args, &evaluation),
+        Command::Bench(args) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
+        Command::TuneMpc(args) => tune_mpc::run(&args, &cli.eval, &evaluation),
+        Command::Book(args) => book::run(args, cli.threads, &evaluation),
+        Command::Web(ref args) => {
             let book = engine_book(&cli)?.book;
             oxello::web::run(args, cli.threads.unwrap_or(all_cores), evaluation, book)
         }
     }
+}
+
+/// The engine on stdin/stdout. The built-in network is laid out on a thread of its own
+/// meanwhile, so that the first answers do not wait for it.
+fn serve_engine(cli: &Cli, all_cores: usize) -> Result<()> {
+    let evaluation = DeferredEvaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
+    let EngineBook { book, file } = engine_book(cli)?;
+    oxello::protocol::serve(
+        ServerConfig {
+            book,
+            book_file: file,
+            book_randomness: cli.book_random,
+            evaluation,
+            engine: EngineOptions {
+                threads: cli.threads.unwrap_or(all_cores),
+                hash_mib: cli.hash,
+            },
+            depth: cli.depth,
+            move_time: cli.movetime.map(std::time::Duration::from_millis),
+            selectivity: cli.selectivity,
+            ponder: cli.ponder,
+        },
+        std::io::stdin(),
+        std::io::stdout(),
+    )
 }
 
 /// The book the engine plays from (`--book`, `--no-book`, else the built-in one), and the file

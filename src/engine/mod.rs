@@ -9,13 +9,14 @@ use ponder::{PonderPlan, PonderStats};
 use crate::board::{IllegalMove, Move, Position};
 use crate::book::learn::{learn_game, learning_depth, ExitSearcher, Learned, LEARN_PLIES};
 use crate::book::{Book, BookMove};
-use crate::eval::Evaluation;
+use crate::eval::{DeferredEvaluation, Evaluation};
 use crate::search::{
     self, Limits, Progress, SearchContext, SearchOptions, SearchResult, TableAllocationError,
     TranspositionTable,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Default transposition table size.
 pub const DEFAULT_HASH_MIB: usize = 64;
@@ -150,7 +151,7 @@ pub struct Engine {
     options: EngineOptions,
     tt: TranspositionTable,
     pool: rayon::ThreadPool,
-    evaluator: Evaluation,
+    evaluator: DeferredEvaluation,
     stop: Arc<AtomicBool>,
     book: Option<Arc<Book>>,
     /// Whether the book is played from (a protocol may turn it off for a while).
@@ -179,10 +180,11 @@ impl Engine {
         Engine::with_evaluation(options, Evaluation::default())
     }
 
-    /// An engine with the given options and evaluation.
+    /// An engine with the given options and evaluation (one still being made is waited for
+    /// at the first search).
     pub fn with_evaluation(
         options: EngineOptions,
-        evaluator: Evaluation,
+        evaluator: impl Into<DeferredEvaluation>,
     ) -> Result<Engine, EngineError> {
         check_threads(options.threads)?;
         check_hash(options.hash_mib)?;
@@ -191,7 +193,7 @@ impl Engine {
             options,
             tt: committed_table(options.hash_mib)?,
             pool: build_pool(options.threads)?,
-            evaluator,
+            evaluator: evaluator.into(),
             stop: Arc::new(AtomicBool::new(false)),
             book: None,
             book_enabled: true,
@@ -217,7 +219,7 @@ impl Engine {
 
     /// The evaluation the engine searches with.
     pub fn evaluation(&self) -> &Evaluation {
-        &self.evaluator
+        self.evaluator.get()
     }
 
     /// The current options.
@@ -315,9 +317,13 @@ impl Engine {
         on_progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> SearchResult {
         let board = position.board;
-        let (tt, evaluator) = (&self.tt, &self.evaluator);
+        let waiting = Instant::now();
+        let evaluator = self.evaluator.get();
+        let limits = limits.started_late(waiting.elapsed());
+        let tt = &self.tt;
         self.pool.install(|| {
-            let ctx = SearchContext::new(tt, evaluator, stop, options, limits, board.empty_count());
+            let ctx =
+                SearchContext::new(tt, evaluator, stop, options, &limits, board.empty_count());
             search::search(&ctx, &board, on_progress)
         })
     }

@@ -5,6 +5,7 @@
 //! built into the binary, the network the default), and a hand-made one ([`SimpleEvaluator`])
 //! kept as a baseline.
 
+mod deferred;
 pub mod indices;
 pub mod network;
 mod pattern_eval;
@@ -13,6 +14,7 @@ pub mod probcut_table;
 mod simple;
 pub mod weights;
 
+pub use deferred::DeferredEvaluation;
 pub use indices::ParentIndices;
 pub use network::{NetworkError, NetworkEvaluator, NetworkWeights};
 pub use pattern_eval::PatternEvaluator;

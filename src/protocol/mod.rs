@@ -14,7 +14,7 @@ pub use input::MAX_LINE_BYTES;
 
 use crate::book::{Book, BookFormat};
 use crate::engine::{Engine, EngineOptions};
-use crate::eval::Evaluation;
+use crate::eval::DeferredEvaluation;
 use crate::search::SearchOptions;
 use input::{spawn_reader, Input, Interrupts};
 use output::Output;
@@ -30,7 +30,8 @@ pub const DEFAULT_DEPTH: u32 = 14;
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub engine: EngineOptions,
-    pub evaluation: Evaluation,
+    /// The evaluation; the built-in network may still be in the making.
+    pub evaluation: DeferredEvaluation,
     /// Midgame depth per move (exact solving from `depth + 4` empties).
     pub depth: Option<u32>,
     /// Time per move, unless the protocol gives a clock.

@@ -78,6 +78,21 @@ pub struct Limits {
     pub nodes: Option<u64>,
 }
 
+impl Limits {
+    /// These limits for a search that starts `late` after the move's time began to run: the
+    /// time for the move and the clock's time left are shortened by it.
+    pub fn started_late(&self, late: Duration) -> Limits {
+        Limits {
+            move_time: self.move_time.map(|time| time.saturating_sub(late)),
+            clock: self.clock.map(|clock| GameClock {
+                remaining: clock.remaining.saturating_sub(late),
+                ..clock
+            }),
+            ..*self
+        }
+    }
+}
+
 /// Whether a score is exact or only a bound, and what kind of proof it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {

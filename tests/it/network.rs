@@ -15,8 +15,8 @@ use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT}
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
 use oxello::eval::weights::{fnv1a, fnv1a_words};
 use oxello::eval::{
-    Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights, PatternEvaluator,
-    ProbCutTable,
+    DeferredEvaluation, Evaluation, Evaluator, NetworkError, NetworkEvaluator, NetworkWeights,
+    PatternEvaluator, ProbCutTable,
 };
 use oxello::random::seeded_hash;
 use oxello::search::{SearchOptions, DEFAULT_SELECTIVITY, INFINITY};
@@ -616,4 +616,55 @@ fn training_lowers_the_loss_deterministically_and_quantising_keeps_it() {
         "mean rounding {off}"
     );
     assert_eq!(weights.output.len(), PHASES);
+}
+
+#[test]
+fn the_engine_searches_the_same_with_the_network_laid_out_on_a_thread_of_its_own() {
+    let options = EngineOptions {
+        threads: 1,
+        hash_mib: 1,
+    };
+    let deferred = DeferredEvaluation::from_name("network").unwrap();
+    let mut late = Engine::with_evaluation(options, deferred).unwrap();
+    let mut direct = Engine::with_evaluation(options, Evaluation::default()).unwrap();
+    assert_eq!(
+        late.evaluation().fingerprint(),
+        direct.evaluation().fingerprint()
+    );
+    let (limits, search_options) = full_width_to(6);
+    for choices in [&[][..], &[3, 1, 4, 1, 5, 9, 2, 6]] {
+        let position = Position {
+            board: playout(choices),
+            side_to_move: Color::Black,
+        };
+        let from_late = late.search_at(&position, &limits, search_options, &mut |_| {});
+        let from_direct = direct.search_at(&position, &limits, search_options, &mut |_| {});
+        assert_eq!(
+            (from_late.score, from_late.best_move, from_late.nodes),
+            (from_direct.score, from_direct.best_move, from_direct.nodes)
+        );
+    }
+}
+
+#[test]
+fn other_evaluations_are_read_at_once_and_a_missing_file_refused_before_the_engine_starts() {
+    let linear = DeferredEvaluation::from_name("linear").unwrap();
+    assert_eq!(
+        linear.get().fingerprint(),
+        Evaluation::linear().fingerprint()
+    );
+    let error = DeferredEvaluation::from_name("/no/such/network").unwrap_err();
+    assert!(error.contains("cannot read"), "{error}");
+    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_oxello"))
+        .args(["--eval", "/no/such/network"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    engine.stdin.take().unwrap().write_all(b"name\n").ok();
+    let output = engine.wait_with_output().unwrap();
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty(), "answered before refusing");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read weights"));
 }

@@ -28,7 +28,7 @@ fn run(input: Vec<u8>) -> String {
             threads: 1,
             hash_mib: 1,
         },
-        evaluation: oxello::eval::Evaluation::default(),
+        evaluation: oxello::eval::Evaluation::default().into(),
         depth: Some(1),
         move_time: None,
         selectivity: oxello::search::DEFAULT_SELECTIVITY,

@@ -525,3 +525,35 @@ fn a_stop_cuts_every_worker_of_16_threads_promptly() {
         assert!(position.board.moves() >> result.best_move.unwrap() & 1 == 1);
     }
 }
+
+#[test]
+fn a_search_that_starts_late_has_that_much_less_time() {
+    let clock = oxello::search::GameClock {
+        remaining: Duration::from_secs(10),
+        increment: Duration::from_secs(1),
+        moves_to_go: Some(20),
+    };
+    let limits = Limits {
+        depth: Some(12),
+        move_time: Some(Duration::from_millis(100)),
+        clock: Some(clock),
+        nodes: Some(1_000),
+    };
+    let late = limits.started_late(Duration::from_millis(30));
+    assert_eq!(late.move_time, Some(Duration::from_millis(70)));
+    assert_eq!(
+        late.clock,
+        Some(oxello::search::GameClock {
+            remaining: Duration::from_millis(9_970),
+            ..clock
+        })
+    );
+    assert_eq!((late.depth, late.nodes), (limits.depth, limits.nodes));
+    let too_late = limits.started_late(Duration::from_secs(11));
+    assert_eq!(too_late.move_time, Some(Duration::ZERO));
+    assert_eq!(too_late.clock.unwrap().remaining, Duration::ZERO);
+    assert_eq!(
+        Limits::default().started_late(Duration::from_secs(1)),
+        Limits::default()
+    );
+}
