@@ -8,6 +8,7 @@
 
 use super::{Evaluation, NetworkEvaluator, NETWORK_NAMES};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 /// An evaluation known now, or the built-in network being laid out on another thread.
 #[derive(Clone, Debug)]
@@ -28,12 +29,20 @@ impl DeferredEvaluation {
         }
     }
 
-    /// The built-in network, laid out from now on on a thread of its own. If no thread can be
-    /// started the first [`DeferredEvaluation::get`] lays it out.
+    /// The built-in network, laid out from now on on a thread of its own, which logs (at debug
+    /// level) when the network is ready. If no thread can be started the first
+    /// [`DeferredEvaluation::get`] lays it out.
     pub fn built_in_network() -> DeferredEvaluation {
+        let start = Instant::now();
         let started = std::thread::Builder::new()
             .name("oxello-network-layout".into())
-            .spawn(NetworkEvaluator::built_in);
+            .spawn(move || {
+                NetworkEvaluator::built_in();
+                log::debug!(
+                    "the network is laid out, {:?} after asking",
+                    start.elapsed()
+                );
+            });
         if let Err(error) = started {
             log::warn!("the network is laid out at the first search: no thread for it ({error})");
         }
@@ -46,7 +55,7 @@ impl DeferredEvaluation {
     /// doing it here if it has not started).
     pub fn get(&self) -> &Evaluation {
         self.evaluation.get_or_init(|| {
-            let waiting = std::time::Instant::now();
+            let waiting = Instant::now();
             let network = Evaluation::Network(NetworkEvaluator::built_in());
             log::debug!("waited {:?} for the network's layout", waiting.elapsed());
             network

@@ -18,7 +18,15 @@ fn position_after(moves: &[&str]) -> Position {
     })
 }
 
-/// An NBoard engine on one thread without a book, its log kept, at the opening's end.
+/// Waits until the engine has laid out its network: a first search asked for sooner waits for
+/// it out of its own time, which on a loaded machine can leave it too little to find a reply
+/// to expect.
+fn network_ready(e: &EngineProcess) {
+    e.log_until(LONG, |l| l.contains("the network is laid out"));
+}
+
+/// An NBoard engine on one thread without a book, its log kept, at the opening's end, its
+/// network laid out.
 fn nboard(extra: &[&str]) -> EngineProcess {
     let args = [
         &["--threads", "1", "--no-book", "--log-level", "debug"],
@@ -31,10 +39,11 @@ fn nboard(extra: &[&str]) -> EngineProcess {
     for mv in OPENING {
         e.send(&format!("move {mv}"));
     }
+    network_ready(&e);
     e
 }
 
-/// A GTP engine on one thread, its log kept, at the opening's end.
+/// A GTP engine on one thread, its log kept, at the opening's end, its network laid out.
 fn gtp(extra: &[&str]) -> EngineProcess {
     let args = [&["--threads", "1", "--log-level", "debug"], extra].concat();
     let mut e = EngineProcess::start_logged(&args);
@@ -42,6 +51,7 @@ fn gtp(extra: &[&str]) -> EngineProcess {
         let color = if i % 2 == 0 { "b" } else { "w" };
         assert_eq!(e.gtp(&format!("play {color} {mv}")), ["= "]);
     }
+    network_ready(&e);
     e
 }
 
