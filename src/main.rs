@@ -45,9 +45,9 @@ fn main() -> Result<()> {
         Command::Bench(args) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
         Command::TuneMpc(args) => tune_mpc::run(&args, &cli.eval, &evaluation),
         Command::Book(args) => book::run(args, cli.threads, &evaluation),
-        Command::Web(ref args) => {
+        Command::Web(args) => {
             let book = engine_book(&cli)?.book;
-            oxello::web::run(args, cli.threads.unwrap_or(all_cores), evaluation, book)
+            oxello::web::run(&args, cli.threads.unwrap_or(all_cores), evaluation, book)
         }
     }
 }

@@ -93,6 +93,17 @@ fn a_match_of_one_program_against_itself_records_two_names_and_resumes() {
         ],
     );
     assert_fails_with(&same_names, "--name1 and --name2 are both 'a'");
+    let one_given = [&args[..args.len() - 1], &["named.ggf", "--name1", "oxello"]].concat();
+    assert_prints(&oxello_in(&dir, &one_given), "4 of 4 games played");
+    let records = std::fs::read_to_string(dir.join("named.ggf")).unwrap();
+    assert_eq!(records.lines().count(), 4);
+    for record in records.lines() {
+        assert!(
+            record.contains("[oxello]") && record.contains("[oxello-2]"),
+            "{record}"
+        );
+        assert!(!record.contains("oxello-1"), "{record}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

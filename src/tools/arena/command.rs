@@ -99,24 +99,28 @@ fn engine_name(name: Option<String>, command: &str) -> String {
 }
 
 /// The two engines' names, told apart: the games file knows an engine only by its name, so
-/// a match between two command lines of one program (a build against itself with other
-/// options) names them `NAME-1` and `NAME-2`; two equal names given are refused.
+/// when two names are equal (a build against itself with other options) the ones taken from
+/// the program get `-1` and `-2`; a name given stays as given, and two equal names given are
+/// refused.
 fn engine_names(args: &MatchArgs) -> anyhow::Result<[String; 2]> {
-    let given = args.name1.is_some() && args.name2.is_some();
     let mut names = [
         engine_name(args.name1.clone(), &args.engine1),
         engine_name(args.name2.clone(), &args.engine2),
     ];
     if names[0] == names[1] {
-        if given {
+        let given = [args.name1.is_some(), args.name2.is_some()];
+        if given == [true, true] {
             anyhow::bail!(
                 "--name1 and --name2 are both '{}': the games file tells the engines apart by \
                  name",
                 names[0]
             );
         }
-        names[0].push_str("-1");
-        names[1].push_str("-2");
+        for (index, (name, given)) in names.iter_mut().zip(given).enumerate() {
+            if !given {
+                name.push_str(&format!("-{}", index + 1));
+            }
+        }
     }
     Ok(names)
 }
