@@ -15,7 +15,12 @@
 #       result is the exact score of every position from there (--played-exact: nothing is
 #       proved but a check of one game in 32), and labelled above 20 empties by the built-in
 #       linear evaluation's static score (depth 0); about two fifths of a searched shard's
-#       time (2.4 times the rate).
+#       time (2.4 times the rate);
+#   scripts/label-shards.sh xot-network WORK_DIR FIRST LAST
+#       as xot-static, but of seed 3 and played by the built-in network (the default
+#       evaluation of the commit checked out) rather than the linear weights, so that the
+#       games are those of the engine as it plays; still labelled by the linear weights' static
+#       score (named xotnet-d0-e20-s<i>of64).
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut
@@ -24,13 +29,13 @@
 # afterwards.
 set -euo pipefail
 usage() {
-  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static WORK_DIR FIRST LAST" >&2
+  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static|xot-network WORK_DIR FIRST LAST" >&2
   exit 2
 }
 source=${1:-}
 case "$source" in
   wthor) [ $# -eq 5 ] || usage; wthor=$2 work=$3 first=$4 last=$5 ;;
-  xot | xot-static) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
+  xot | xot-static | xot-network) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
   *) usage ;;
 esac
 cd "$(dirname "$0")/.."
@@ -51,13 +56,17 @@ run() {
     exit 1
   fi
 }
-if [ "$source" = xot-static ]; then
-  depth=0 play_seed=2 play_exact=20 labelling=(--played-exact)
-else
-  depth=10 play_seed=1 play_exact=18 labelling=()
-fi
+player=(--eval linear) labelled_with="the built-in linear weights"
+case "$source" in
+  xot-static) depth=0 play_seed=2 play_exact=20 labelling=(--played-exact) prefix=xot ;;
+  xot-network)
+    depth=0 play_seed=3 play_exact=20 labelling=(--played-exact) prefix=xotnet
+    player=() labelled_with="games of the built-in network, labelled by the built-in linear weights"
+    ;;
+  *) depth=10 play_seed=1 play_exact=18 labelling=() prefix=$source ;;
+esac
 for i in $(seq "$first" "$last"); do
-  name=${source%-static}-d$depth-e20-s${i}of64
+  name=$prefix-d$depth-e20-s${i}of64
   packed=$repo/data/training/$name.lgz
   if [ -f "$packed" ]; then
     echo "$name: already in data/training" >&2
@@ -68,7 +77,7 @@ for i in $(seq "$first" "$last"); do
     games=(--data "$wthor" --shard "$i/64")
   else
     played=$work/xot-games-seed$play_seed-e$play_exact-s${i}of64.txt
-    run "$name" "$oxello" --eval linear selfplay --games 128000 --shard "$i/64" --depth 8 \
+    run "$name" "$oxello" "${player[@]}" selfplay --games 128000 --shard "$i/64" --depth 8 \
       --exact-empties "$play_exact" --seed "$play_seed" --openings data/xot-openings-large.txt \
       --random-plies 2 --output "$played"
     games=("$played")
@@ -80,8 +89,8 @@ for i in $(seq "$first" "$last"); do
   bytes=$(stat -c %s "$work/$name.lgz")
   fingerprint=$(od -An -tx8 -j20 -N8 "$work/$name.labels" | tr -d ' ')
   mv "$work/$name.lgz" "$packed"
-  printf '| %s.lgz | %s | %s | the built-in linear weights (fingerprint %s), %s | %s, 2 cores, %s min |\n' \
-    "$name" "$positions" "$bytes" "$fingerprint" "$commit" "$machine" "$minutes" \
+  printf '| %s.lgz | %s | %s | %s (fingerprint %s), %s | %s, 2 cores, %s min |\n' \
+    "$name" "$positions" "$bytes" "$labelled_with" "$fingerprint" "$commit" "$machine" "$minutes" \
     >>"$repo/data/training/README.md"
   echo "$name: $positions positions, $bytes bytes, $minutes min" >&2
 done
