@@ -27,25 +27,28 @@ fn main() -> Result<()> {
     let Some(command) = cli.command.take() else {
         return serve_engine(&cli, all_cores);
     };
-    let evaluation = Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e))?;
+    // Built only for the tools that evaluate: `perft` and `match` (whose engines are programs
+    // of their own) neither read nor lay out one.
+    let evaluation = || Evaluation::from_name(&cli.eval).map_err(|e| anyhow::anyhow!(e));
     match command {
         Command::Perft(args) => perft::run(&args, cli.threads.unwrap_or(1)),
+        Command::Match(args) => arena::command::run(*args),
         Command::Solve(args) => {
-            if !solve::run(&args, cli.threads.unwrap_or(all_cores), evaluation)? {
+            if !solve::run(&args, cli.threads.unwrap_or(all_cores), evaluation()?)? {
                 std::process::exit(1);
             }
             Ok(())
         }
-        Command::Match(args) => arena::command::run(*args),
-        Command::Train(args) => train::run(&args, &evaluation),
-        Command::TrainNetwork(args) => train_network::run(&args, &evaluation),
-        Command::Label(args) => label::run(&args, cli.threads, &evaluation),
-        Command::Selfplay(args) => selfplay::run(&args, &evaluation),
-        Command::EvalError(args) => eval_error::run(&args, &evaluation),
-        Command::Bench(args) => bench::run(&args, cli.threads.unwrap_or(1), evaluation),
-        Command::TuneMpc(args) => tune_mpc::run(&args, &cli.eval, &evaluation),
-        Command::Book(args) => book::run(args, cli.threads, &evaluation),
+        Command::Train(args) => train::run(&args, &evaluation()?),
+        Command::TrainNetwork(args) => train_network::run(&args, &evaluation()?),
+        Command::Label(args) => label::run(&args, cli.threads, &evaluation()?),
+        Command::Selfplay(args) => selfplay::run(&args, &evaluation()?),
+        Command::EvalError(args) => eval_error::run(&args, &evaluation()?),
+        Command::Bench(args) => bench::run(&args, cli.threads.unwrap_or(1), evaluation()?),
+        Command::TuneMpc(args) => tune_mpc::run(&args, &cli.eval, &evaluation()?),
+        Command::Book(args) => book::run(args, cli.threads, &evaluation()?),
         Command::Web(args) => {
+            let evaluation = evaluation()?;
             let book = engine_book(&cli)?.book;
             oxello::web::run(&args, cli.threads.unwrap_or(all_cores), evaluation, book)
         }

@@ -668,3 +668,21 @@ fn other_evaluations_are_read_at_once_and_a_missing_file_refused_before_the_engi
     assert!(output.stdout.is_empty(), "answered before refusing");
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read weights"));
 }
+
+#[test]
+fn perft_reads_no_evaluation_and_a_tool_that_evaluates_refuses_a_missing_file() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_oxello"))
+            .args(["--eval", "/no/such/network"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let perft = run(&["perft", "3"]);
+    assert!(perft.status.success(), "{perft:?}");
+    assert!(String::from_utf8_lossy(&perft.stdout).contains("perft 3: 56 leaves"));
+    let bench = run(&["bench", "--depth", "1"]);
+    assert!(!bench.status.success());
+    assert!(bench.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&bench.stderr).contains("cannot read weights"));
+}
