@@ -1,6 +1,6 @@
 //! Zeroed, fixed-size arrays for the transposition table and the network's rows, backed by
 //! transparent huge pages on Linux: a table of hundreds of MiB in 4 KiB pages misses the TLB on
-//! nearly every probe, and the network's rows (36 MB read at random) nearly as often.
+//! nearly every probe, and the network's rows (18 MB read at random) nearly as often.
 //!
 //! On Linux the memory comes straight from `mmap`, whose pages the kernel zeroes when they are
 //! first touched: a large table costs nothing until the search uses it, and only the parts it

@@ -1,6 +1,6 @@
 //! An evaluation that may still be in the making when the engine starts.
 //!
-//! Laying out the built-in network's rows (36 MB) takes tens of milliseconds, about as long
+//! Laying out the built-in network's rows (18 MB) takes tens of milliseconds, about as long
 //! as everything else the engine does before its first answer. The engine answers commands
 //! that need no evaluation (`name`, `protocol_version`, setting up a game) without waiting
 //! for it: the layout runs on a thread of its own, and the first search waits for it only if

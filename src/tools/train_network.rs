@@ -19,8 +19,8 @@ use super::train::{is_validation, load_examples, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
 use crate::eval::indices::for_each_slot;
 use crate::eval::network::{
-    NetworkEvaluator, NetworkWeights, ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, OUTPUT_ONE,
-    ROW_LIMIT, SUMMED_ROWS,
+    NetworkEvaluator, NetworkWeights, ACTIVATION_ONE, BIAS_LIMIT, CORRECTION_LIMIT, HIDDEN,
+    OUTPUT_ONE, ROW_LIMIT, SUMMED_ROWS,
 };
 use crate::eval::patterns::{phase_of, PHASES};
 use crate::eval::{Evaluation, Evaluator, PatternEvaluator};
@@ -185,11 +185,12 @@ impl FloatNetwork {
 
     /// The integer weights of this network, correcting the linear weights of `linear_checksum`.
     pub fn quantised(&self, linear_checksum: u64) -> NetworkWeights {
-        let to_row = |w: f32| {
+        let to_integer = |w: f32, limit: i32| {
             (w * ACTIVATION_ONE as f32)
                 .round()
-                .clamp(-ROW_LIMIT as f32, ROW_LIMIT as f32) as i16
+                .clamp(-limit as f32, limit as f32) as i16
         };
+        let to_row = |w: f32| to_integer(w, ROW_LIMIT);
         let to_output = |w: f32| {
             (w * OUTPUT_ONE as f32)
                 .round()
@@ -197,7 +198,7 @@ impl FloatNetwork {
         };
         NetworkWeights {
             rows: self.rows.iter().map(|r| r.map(to_row)).collect(),
-            hidden_bias: self.hidden_bias.map(to_row),
+            hidden_bias: self.hidden_bias.map(|w| to_integer(w, BIAS_LIMIT)),
             output: self.output.iter().map(|r| r.map(to_output)).collect(),
             output_bias: self
                 .output_bias
@@ -352,8 +353,13 @@ fn update_rows(
             }
             touched.sort_unstable();
             touched.dedup();
+            // What a row's byte holds, so that quantising never clips a trained weight.
+            let limit = ROW_LIMIT as f32 / ACTIVATION_ONE as f32;
             for at in touched {
                 adam.update(&mut weights[at], &gradients[at], &mut moments[at]);
+                for w in &mut weights[at] {
+                    *w = w.clamp(-limit, limit);
+                }
                 gradients[at] = [0.0; HIDDEN];
             }
         });

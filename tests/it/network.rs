@@ -11,7 +11,9 @@ use flate2::write::GzEncoder;
 use oxello::board::{Board, Color, Position, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
 use oxello::engine::{Engine, EngineOptions};
-use oxello::eval::network::{ACTIVATION_ONE, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
+use oxello::eval::network::{
+    ACTIVATION_ONE, BIAS_LIMIT, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT,
+};
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
 use oxello::eval::weights::{fnv1a, fnv1a_words};
 use oxello::eval::{
@@ -274,6 +276,17 @@ fn network_files_round_trip_and_damaged_ones_are_refused() {
     assert_eq!(
         NetworkWeights::from_bytes(&beyond.to_bytes()),
         Err(NetworkError::Range((ROW_LIMIT + 1) as i16))
+    );
+    assert_eq!(
+        NetworkEvaluator::new(PatternEvaluator::built_in(), &beyond).err(),
+        Some(NetworkError::Range((ROW_LIMIT + 1) as i16)),
+        "weights made in memory are checked as a file's are"
+    );
+    let mut bias_beyond = weights.clone();
+    bias_beyond.hidden_bias[7] = -(BIAS_LIMIT + 1) as i16;
+    assert_eq!(
+        NetworkWeights::from_bytes(&bias_beyond.to_bytes()),
+        Err(NetworkError::Range(-(BIAS_LIMIT + 1) as i16))
     );
     // Trained over other linear weights.
     let mut other = weights.clone();

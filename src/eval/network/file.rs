@@ -19,8 +19,10 @@
 //! 44       ...  the payload, all little-endian:
 //!               ceil(rows / 64) u64  which rows are stored: bit r % 64 of word r / 64 is set
 //!                                    when row r has a weight other than zero
-//!               stored x hidden i16  those rows in order, in 1/ACTIVATION_ONE
-//!               hidden i16           the hidden units' bias, in 1/ACTIVATION_ONE
+//!               stored x hidden i16  those rows in order, in 1/ACTIVATION_ONE, each
+//!                                    within ±ROW_LIMIT
+//!               hidden i16           the hidden units' bias, in 1/ACTIVATION_ONE, each
+//!                                    within ±BIAS_LIMIT
 //!               phases x hidden i16  the output weights, in 1/OUTPUT_ONE disc
 //!               phases i32           the output bias, in 1/256 disc
 //!               u32                  the table's length in bytes, 0 for none
@@ -35,7 +37,7 @@
 //! i16), then the fields from the hidden units' bias on (version 1 ends with the output bias:
 //! it has no table); their checksum is FNV-1a 64 over the bytes of that stream's content.
 
-use super::{HIDDEN, ROW_LIMIT};
+use super::{BIAS_LIMIT, HIDDEN, ROW_LIMIT};
 use crate::eval::patterns::{tables, PATTERN_SET_ID, PHASES};
 use crate::eval::probcut_table::ProbCutTable;
 use crate::eval::weights::{fnv1a, fnv1a_words, fnv1a_words_on};
@@ -82,7 +84,10 @@ pub enum NetworkError {
     Checksum,
     #[error("the network's Multi-ProbCut table is damaged: {0}")]
     Table(String),
-    #[error("the network has a row weight of {0}, beyond the ±{ROW_LIMIT} its sums allow")]
+    #[error(
+        "the network has a weight of {0}, beyond the ±{ROW_LIMIT} of a row or the \
+         ±{BIAS_LIMIT} of the hidden bias that its sums allow"
+    )]
     Range(i16),
     #[error(
         "the network corrects linear weights with checksum {found:016x}, not these \
@@ -323,8 +328,7 @@ impl NetworkWeights {
     }
 
     /// The weights of `rows` and of `rest`, the payload's bytes after the rows up to the table
-    /// (the bias, the output layers and the output bias), the rows and the bias checked against
-    /// [`ROW_LIMIT`].
+    /// (the bias, the output layers and the output bias), checked against their limits.
     fn assemble(
         rows: Vec<[i16; HIDDEN]>,
         rest: &[u8],
@@ -339,24 +343,36 @@ impl NetworkWeights {
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")))
             .collect();
-        let beyond_limit = |w: &i16| w.unsigned_abs() > ROW_LIMIT as u16;
-        let widest = |row: &&[i16; HIDDEN]| row.iter().map(|w| w.unsigned_abs()).max();
-        if let Some(beyond) = rows
-            .iter()
-            .chain(std::iter::once(&hidden_bias))
-            .find(|row| widest(row) > Some(ROW_LIMIT as u16))
-            .and_then(|row| row.iter().copied().find(beyond_limit))
-        {
-            return Err(NetworkError::Range(beyond));
-        }
-        Ok(NetworkWeights {
+        let weights = NetworkWeights {
             rows,
             hidden_bias,
             output,
             output_bias,
             linear_checksum,
             probcut,
-        })
+        };
+        weights.check_range()?;
+        Ok(weights)
+    }
+
+    /// Whether every row weight lies within [`ROW_LIMIT`] and every hidden bias within
+    /// [`BIAS_LIMIT`], so that no sum of a position can leave 16 bits; else the first weight
+    /// beyond.
+    pub fn check_range(&self) -> Result<(), NetworkError> {
+        let beyond = |row: &[i16; HIDDEN], limit: i32| {
+            row.iter()
+                .copied()
+                .find(|w| i32::from(w.unsigned_abs()) > limit)
+        };
+        match self
+            .rows
+            .iter()
+            .find_map(|row| beyond(row, ROW_LIMIT))
+            .or_else(|| beyond(&self.hidden_bias, BIAS_LIMIT))
+        {
+            Some(weight) => Err(NetworkError::Range(weight)),
+            None => Ok(()),
+        }
     }
 
     /// The table after the `size` bytes of weights of a version 2 or 3 payload.

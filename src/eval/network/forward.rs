@@ -1,6 +1,7 @@
-//! The network's integer arithmetic, per instruction-set level: rows added into the
-//! accumulator, then the clipped activation weighed by an output layer. The AVX2 path (for
-//! x86-64-v3 and v4) and the baseline compute the same integers.
+//! The network's integer arithmetic, per instruction-set level: input rows (a byte a weight)
+//! added into the accumulator (16 bits a lane), then the clipped activation weighed by an
+//! output layer. The AVX2 path (for x86-64-v3 and v4) and the baseline compute the same
+//! integers.
 
 use super::{ACTIVATION_ONE, HIDDEN, OUTPUT_ONE};
 use crate::cpu::Isa;
@@ -10,8 +11,15 @@ use crate::cpu::Isa;
 #[repr(C, align(64))]
 pub struct Row(pub [i16; HIDDEN]);
 
+/// An input row as the search reads it: [`HIDDEN`] weights of one byte each (every row
+/// weight lies within [`super::ROW_LIMIT`]), so that a row is one 64-byte cache line rather
+/// than two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct InputRow(pub [i8; HIDDEN]);
+
 // SAFETY: integers only.
-unsafe impl crate::zeroed_memory::Zeroable for Row {}
+unsafe impl crate::zeroed_memory::Zeroable for InputRow {}
 
 /// The sum of a position's rows and the bias: the hidden units before activation.
 #[derive(Clone, Copy, Debug)]
@@ -37,9 +45,10 @@ fn in_avx2<I: Isa>(isa: I) -> bool {
 }
 
 impl Accumulator {
-    /// Adds a row. The rows' bounds keep every sum within 16 bits, so wrapping never happens.
+    /// Adds an input row. The weights' bounds keep every sum within 16 bits, so wrapping never
+    /// happens.
     #[inline(always)]
-    pub fn add<I: Isa>(&mut self, isa: I, row: &Row) {
+    pub fn add<I: Isa>(&mut self, isa: I, row: &InputRow) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
@@ -48,8 +57,8 @@ impl Accumulator {
             unsafe { self.add_avx2(row) };
             return;
         }
-        for (a, b) in self.0 .0.iter_mut().zip(row.0.iter()) {
-            *a = a.wrapping_add(*b);
+        for (a, &b) in self.0 .0.iter_mut().zip(row.0.iter()) {
+            *a = a.wrapping_add(i16::from(b));
         }
     }
 
@@ -74,21 +83,22 @@ impl Accumulator {
         sum >> OUTPUT_SHIFT
     }
 
-    /// [`Accumulator::add`] in 256-bit vectors.
+    /// [`Accumulator::add`] in 256-bit vectors: 16 bytes at a time widened to 16 lanes.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn add_avx2(&mut self, row: &Row) {
+    unsafe fn add_avx2(&mut self, row: &InputRow) {
         use std::arch::x86_64::*;
         for chunk in (0..HIDDEN).step_by(16) {
-            // SAFETY: `chunk + 16 <= HIDDEN`, and rows are aligned to 64 bytes, so each chunk
-            // of 16 lanes to 32.
+            // SAFETY: `chunk + 16 <= HIDDEN`; both rows are aligned to 64 bytes, so each
+            // accumulator chunk of 16 lanes to 32 bytes and each input chunk to 16.
             unsafe {
                 let sum = self.0 .0.as_mut_ptr().add(chunk).cast::<__m256i>();
-                let add = _mm256_load_si256(row.0.as_ptr().add(chunk).cast());
+                let bytes = _mm_load_si128(row.0.as_ptr().add(chunk).cast());
+                let add = _mm256_cvtepi8_epi16(bytes);
                 _mm256_store_si256(sum, _mm256_add_epi16(_mm256_load_si256(sum), add));
             }
         }

@@ -9,8 +9,9 @@
 //! its rows' sum crosses zero), trained on the linear part's errors.
 //!
 //! All arithmetic is on integers, so every instruction-set level gives the same score: the
-//! rows' weights are bounded ([`ROW_LIMIT`]) so that no sum can overflow 16 bits, and the
-//! AVX2 path adds 16 lanes at a time what the baseline adds one by one. The accumulator is
+//! rows' weights are bounded ([`ROW_LIMIT`]: a byte each) and the bias ([`BIAS_LIMIT`]) so
+//! that no sum can overflow 16 bits, and the AVX2 path adds 16 lanes at a time what the
+//! baseline adds one by one. The accumulator is
 //! summed afresh at each evaluation from the indices the search derives move by move.
 
 pub mod file;
@@ -26,7 +27,7 @@ use super::{Evaluator, PatternEvaluator, ProbCutTable};
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
 use crate::zeroed_memory::ZeroedArray;
-use forward::{Accumulator, Row};
+use forward::{Accumulator, InputRow, Row};
 use std::sync::{Arc, OnceLock};
 
 /// The network built into the binary, with its own Multi-ProbCut table: the default
@@ -39,9 +40,13 @@ pub const HIDDEN: usize = 64;
 pub const ACTIVATION_ONE: i32 = 128;
 /// Output weight units per disc (per unit of activation).
 pub const OUTPUT_ONE: i32 = 256;
-/// The largest row weight: a position sums at most [`SUMMED_ROWS`] rows and the bias, which
-/// must stay within 16 bits.
-pub const ROW_LIMIT: i32 = i16::MAX as i32 / (SUMMED_ROWS as i32 + 1);
+/// The largest row weight: a byte, so that the search reads a row as one cache line (the
+/// networks trained so far never came near it: the 64-unit network's largest is 126, and
+/// 99.99% of its weights lie within ±61).
+pub const ROW_LIMIT: i32 = i8::MAX as i32;
+/// The largest hidden bias: a position sums [`SUMMED_ROWS`] rows and the bias, which must stay
+/// within 16 bits.
+pub const BIAS_LIMIT: i32 = i16::MAX as i32 - SUMMED_ROWS as i32 * ROW_LIMIT;
 /// Rows summed for a position: one per pattern instance and per counting feature.
 pub const SUMMED_ROWS: usize = 54 + 4;
 /// The largest correction, in 1/256 disc (4 discs): the network's output is clipped to it, so
@@ -59,9 +64,9 @@ pub struct NetworkEvaluator {
     feature_base: usize,
     /// Every type's row per base-3 index, one type after another (a row shared by indices
     /// that a pattern's symmetry maps onto each other is repeated, so that an index reads its
-    /// row directly), then the counting features' rows: 36 MB read at random, on huge pages
+    /// row directly), then the counting features' rows: 18 MB read at random, on huge pages
     /// where the system gives them (fewer TLB misses: searches 3.6% quicker on a first Zen).
-    rows: ZeroedArray<Row>,
+    rows: ZeroedArray<InputRow>,
     hidden_bias: Row,
     output: Vec<Row>,
     output_bias: Vec<i32>,
@@ -86,6 +91,7 @@ impl NetworkEvaluator {
         weights: &NetworkWeights,
         checksum: u64,
     ) -> Result<NetworkEvaluator, NetworkError> {
+        weights.check_range()?;
         if weights.linear_checksum != linear.checksum() {
             return Err(NetworkError::Linear {
                 found: weights.linear_checksum,
@@ -101,20 +107,22 @@ impl NetworkEvaluator {
         let features = &weights.rows[tables.feature_base()..];
         let entries = tables.slot_of_index.iter().map(Vec::len).sum::<usize>() + features.len();
         let mut rows =
-            ZeroedArray::<Row>::try_new(entries).expect("memory for the network's rows (36 MB)");
+            ZeroedArray::<InputRow>::try_new(entries).expect("memory for the network's rows");
+        // Within a byte: `check_range` above.
+        let input_row = |row: &[i16; HIDDEN]| InputRow(row.map(|w| w as i8));
         let mut next = rows.as_mut_slice().iter_mut();
         let mut type_starts = Vec::new();
         let mut filled = 0;
         for slots in &tables.slot_of_index {
             type_starts.push(filled as u32);
             for (&slot, entry) in slots.iter().zip(next.by_ref()) {
-                *entry = Row(weights.rows[slot as usize]);
+                *entry = input_row(&weights.rows[slot as usize]);
             }
             filled += slots.len();
         }
         let feature_base = filled;
-        for (entry, &row) in next.zip(features) {
-            *entry = Row(row);
+        for (entry, row) in next.zip(features) {
+            *entry = input_row(row);
         }
         Ok(NetworkEvaluator {
             linear,
