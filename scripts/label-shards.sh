@@ -20,7 +20,11 @@
 #       as xot-static, but of seed 3 and played by the built-in network (the default
 #       evaluation of the commit checked out) rather than the linear weights, so that the
 #       games are those of the engine as it plays; still labelled by the linear weights' static
-#       score (named xotnet-d0-e20-s<i>of64).
+#       score (named xotnet-d0-e20-s<i>of64);
+#   scripts/label-shards.sh xot-network-searched WORK_DIR FIRST LAST
+#       the same games (the same WORK_DIR reuses them), labelled above 20 empties by depth-10
+#       searches of the built-in network rather than static scores (named
+#       xotnet-d10-e20-s<i>of64).
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut
@@ -29,13 +33,13 @@
 # afterwards.
 set -euo pipefail
 usage() {
-  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static|xot-network WORK_DIR FIRST LAST" >&2
+  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static|xot-network|xot-network-searched WORK_DIR FIRST LAST" >&2
   exit 2
 }
 source=${1:-}
 case "$source" in
   wthor) [ $# -eq 5 ] || usage; wthor=$2 work=$3 first=$4 last=$5 ;;
-  xot | xot-static | xot-network) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
+  xot | xot-static | xot-network | xot-network-searched) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
   *) usage ;;
 esac
 cd "$(dirname "$0")/.."
@@ -56,12 +60,16 @@ run() {
     exit 1
   fi
 }
-player=(--eval linear) labelled_with="the built-in linear weights"
+player=(--eval linear) labeller=(--eval linear) labelled_with="the built-in linear weights"
 case "$source" in
   xot-static) depth=0 play_seed=2 play_exact=20 labelling=(--played-exact) prefix=xot ;;
   xot-network)
     depth=0 play_seed=3 play_exact=20 labelling=(--played-exact) prefix=xotnet
     player=() labelled_with="games of the built-in network, labelled by the built-in linear weights"
+    ;;
+  xot-network-searched)
+    depth=10 play_seed=3 play_exact=20 labelling=(--played-exact) prefix=xotnet
+    player=() labeller=() labelled_with="games of the built-in network, labelled by its searches"
     ;;
   *) depth=10 play_seed=1 play_exact=18 labelling=() prefix=$source ;;
 esac
@@ -82,7 +90,7 @@ for i in $(seq "$first" "$last"); do
       --random-plies 2 --output "$played"
     games=("$played")
   fi
-  run "$name" "$oxello" --eval linear label "${games[@]}" --out "$work/$name.labels" --depth "$depth" \
+  run "$name" "$oxello" "${labeller[@]}" label "${games[@]}" --out "$work/$name.labels" --depth "$depth" \
     --exact-empties 20 --seed 1 "${labelling[@]}" --pack "$work/$name.lgz"
   minutes=$(((SECONDS - begun + 30) / 60))
   positions=$(sed -n 's/.*: \([0-9]*\) positions packed with their games in .*/\1/p' "$work/$name.log" | tail -1)
