@@ -11,9 +11,7 @@ use flate2::write::GzEncoder;
 use oxello::board::{Board, Color, Position, Squares};
 use oxello::cpu::{self, IsaBaseline, IsaV3, IsaV4, Level};
 use oxello::engine::{Engine, EngineOptions};
-use oxello::eval::network::{
-    ACTIVATION_ONE, BIAS_LIMIT, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT,
-};
+use oxello::eval::network::{ACTIVATION_ONE, BIAS_LIMIT, CORRECTION_LIMIT, HIDDEN, ROW_LIMIT};
 use oxello::eval::patterns::{feature_offsets, instance_index, phase_of, tables, PHASES};
 use oxello::eval::weights::{fnv1a, fnv1a_words};
 use oxello::eval::{
