@@ -11,8 +11,8 @@
 //! All arithmetic is on integers, so every instruction-set level gives the same score: the
 //! rows' weights are bounded ([`ROW_LIMIT`]: a byte each) and the bias ([`BIAS_LIMIT`]) so
 //! that no sum can overflow 16 bits, and the AVX2 path adds 16 lanes at a time what the
-//! baseline adds one by one. The accumulator is
-//! summed afresh at each evaluation from the indices the search derives move by move.
+//! baseline adds one by one. The accumulator is summed afresh at each evaluation from the
+//! indices the search derives move by move.
 
 pub mod file;
 mod forward;
