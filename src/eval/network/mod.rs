@@ -82,16 +82,17 @@ impl NetworkEvaluator {
         linear: PatternEvaluator,
         weights: &NetworkWeights,
     ) -> Result<NetworkEvaluator, NetworkError> {
+        weights.check_range()?;
         NetworkEvaluator::with_checksum(linear, weights, weights.checksum())
     }
 
-    /// [`NetworkEvaluator::new`] for weights whose checksum is known.
+    /// [`NetworkEvaluator::new`] for weights whose checksum is known and whose range was
+    /// checked (as reading a file does).
     fn with_checksum(
         linear: PatternEvaluator,
         weights: &NetworkWeights,
         checksum: u64,
     ) -> Result<NetworkEvaluator, NetworkError> {
-        weights.check_range()?;
         if weights.linear_checksum != linear.checksum() {
             return Err(NetworkError::Linear {
                 found: weights.linear_checksum,
@@ -108,7 +109,7 @@ impl NetworkEvaluator {
         let entries = tables.slot_of_index.iter().map(Vec::len).sum::<usize>() + features.len();
         let mut rows =
             ZeroedArray::<InputRow>::try_new(entries).expect("memory for the network's rows");
-        // Within a byte: `check_range` above.
+        // Within a byte: `check_range`, by `new` or by reading the file.
         let input_row = |row: &[i16; HIDDEN]| InputRow(row.map(|w| w as i8));
         let mut next = rows.as_mut_slice().iter_mut();
         let mut type_starts = Vec::new();
