@@ -281,28 +281,49 @@ pub fn blend_later_labels(examples: &mut [Example], lambda: f32) {
     }
 }
 
-/// The labels of every game of every file blended (see [`blend_later_labels`]) with
-/// `searched_lambda`, or `static_lambda` in files of static scores (header depth 0), which
-/// know less than a search's and so lean more on the labels after them.
-pub fn blend_by_file(
-    by_file: Vec<(LabelsHeader, ExamplesByGame)>,
-    searched_lambda: f32,
-    static_lambda: f32,
-) -> ExamplesByGame {
-    by_file
-        .into_iter()
-        .flat_map(|(header, mut per_game)| {
-            let lambda = if header.depth == 0 {
-                static_lambda
-            } else {
-                searched_lambda
-            };
-            per_game
-                .par_iter_mut()
-                .for_each(|(_, examples)| blend_later_labels(examples, lambda));
-            per_game
-        })
-        .collect()
+/// How `train` and `train-network` blend labels with the labels after them in their game
+/// (see [`blend_later_labels`]), in training and validation alike.
+#[derive(clap::Args, Clone, Copy, Debug, PartialEq)]
+pub struct LabelBlending {
+    /// Blend each searched label with the labels after it in its game, training and
+    /// validation alike: `(1 - λ)` times its own plus `λ` times the next position's blended
+    /// label, so that later searches and the endgame's exact scores correct it; 0 keeps the
+    /// searches' scores as they are.
+    #[arg(long, default_value_t = 0.7, value_parser = parse_lambda)]
+    pub label_lambda: f32,
+    /// `--label-lambda` for the labels of files of static scores (`oxello label --depth 0`),
+    /// which know less than a search's and so lean more on the labels after them.
+    #[arg(long, default_value_t = 0.9, value_parser = parse_lambda)]
+    pub static_label_lambda: f32,
+}
+
+/// Parses `--label-lambda`: a weight from 0 to 1.
+fn parse_lambda(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(lambda) if (0.0..=1.0).contains(&lambda) => Ok(lambda),
+        _ => Err(format!("expected a number from 0 to 1, got '{text}'")),
+    }
+}
+
+impl LabelBlending {
+    /// The labels of every game of every file blended with `label_lambda`, or
+    /// `static_label_lambda` in files of static scores (header depth 0).
+    pub fn blend(&self, by_file: Vec<(LabelsHeader, ExamplesByGame)>) -> ExamplesByGame {
+        by_file
+            .into_iter()
+            .flat_map(|(header, mut per_game)| {
+                let lambda = if header.depth == 0 {
+                    self.static_label_lambda
+                } else {
+                    self.label_lambda
+                };
+                per_game
+                    .par_iter_mut()
+                    .for_each(|(_, examples)| blend_later_labels(examples, lambda));
+                per_game
+            })
+            .collect()
+    }
 }
 
 /// Proves exact scores of small positions for many threads at once: each search runs on its
@@ -504,7 +525,11 @@ mod tests {
             (header(10), vec![(0, game(&moves, &labels, 3))]),
             (header(0), vec![(0, game(&moves, &labels, 3))]),
         ];
-        let blended = blend_by_file(by_file, 0.5, 0.0);
+        let blending = LabelBlending {
+            label_lambda: 0.5,
+            static_label_lambda: 0.0,
+        };
+        let blended = blending.blend(by_file);
         let mut searched = game(&moves, &labels, 3);
         blend_later_labels(&mut searched, 0.5);
         assert_eq!(blended, vec![(0, searched), (0, game(&moves, &labels, 3))]);

@@ -6,11 +6,13 @@
 //! AdaGrad steps and an L2 penalty that keeps rarely seen patterns near zero.
 //!
 //! Positions come labelled with their games' results (WTHOR games, selfplay transcripts) or
-//! with search scores (`oxello label` files), or both.
+//! with search scores (`oxello label` files), or both; a labels file's scores are first
+//! blended with the labels after them in their game (`--label-lambda`, as `train-network`
+//! does), so that the endgame's exact scores correct what the searches got wrong.
 
 use super::dataset::{
     all_examples, label_examples_by_file, label_floor, labelling_bar, load_all_games, Example,
-    ExamplesByGame, GameSources,
+    ExamplesByGame, GameSources, LabelBlending,
 };
 use super::label::format::LabelsHeader;
 use super::progress_bar;
@@ -270,6 +272,8 @@ pub struct TrainArgs {
     /// a search score is a much less noisy label than a game's result.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     label_weight: u32,
+    #[command(flatten)]
+    blending: LabelBlending,
     /// Start from these weights (`linear`: the built-in linear weights, which `builtin` also
     /// names here, or a weights file) rather than from zero.
     #[arg(long)]
@@ -313,10 +317,7 @@ pub fn run(args: &TrainArgs, evaluation: &Evaluation) -> anyhow::Result<()> {
     };
     let (per_game, labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
-    let labelled = labelled
-        .into_iter()
-        .flat_map(|(_, per_game)| per_game)
-        .collect();
+    let labelled = args.blending.blend(labelled);
     let (labelled_training, labelled_validation) = split(labelled, &config);
     let initial = match args.init.as_deref() {
         None => Weights::zero(),

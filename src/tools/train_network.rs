@@ -13,7 +13,7 @@
 //! the labels after it in its game (`--label-lambda`; a static one, of a depth-0 file, with
 //! `--static-label-lambda`), in training and validation alike.
 
-use super::dataset::{blend_by_file, label_examples_by_file, Example, ExamplesByGame, GameSources};
+use super::dataset::{label_examples_by_file, Example, ExamplesByGame, GameSources, LabelBlending};
 use super::progress_bar;
 use super::train::{is_validation, load_examples, TrainConfig, MIDGAME_EMPTIES};
 use crate::board::Board;
@@ -514,16 +514,8 @@ pub struct TrainNetworkArgs {
     /// much less noisy label than a game's result.
     #[arg(long, default_value_t = 3.0)]
     label_weight: f32,
-    /// Blend each searched label with the labels after it in its game, training and
-    /// validation alike: `(1 - λ)` times its own plus `λ` times the next position's blended
-    /// label, so that later searches and the endgame's exact scores correct it; 0 keeps the
-    /// searches' scores as they are.
-    #[arg(long, default_value_t = 0.7, value_parser = parse_lambda)]
-    label_lambda: f32,
-    /// `--label-lambda` for the labels of files of static scores (`oxello label --depth 0`),
-    /// which know less than a search's and so lean more on the labels after them.
-    #[arg(long, default_value_t = 0.9, value_parser = parse_lambda)]
-    static_label_lambda: f32,
+    #[command(flatten)]
+    blending: LabelBlending,
     /// Label games' positions with at most this many empties by solving them exactly.
     #[arg(long, default_value_t = 12)]
     exact_empties: u32,
@@ -552,14 +544,6 @@ pub struct TrainNetworkArgs {
     /// Epochs without a better validation loss before training stops.
     #[arg(long, default_value_t = NetworkTrainConfig::default().patience)]
     patience: u32,
-}
-
-/// Parses `--label-lambda`: a weight from 0 to 1.
-fn parse_lambda(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(lambda) if (0.0..=1.0).contains(&lambda) => Ok(lambda),
-        _ => Err(format!("expected a number from 0 to 1, got '{text}'")),
-    }
 }
 
 /// Splits games' examples into training and validation samples, a game wholly on one side.
@@ -609,7 +593,7 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     };
     let (results, labelled) =
         load_examples(&args.games, &args.labels, args.exact_empties, evaluation)?;
-    let labelled = blend_by_file(labelled, args.label_lambda, args.static_label_lambda);
+    let labelled = args.blending.blend(labelled);
     let linear = PatternEvaluator::built_in();
     let (mut training, mut validation) = samples_of(
         &results,
@@ -631,11 +615,9 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
     validation.extend(searched_validation);
     drop((results, labelled));
     if !args.validation_labels.is_empty() {
-        let judged = blend_by_file(
-            label_examples_by_file(&args.validation_labels)?,
-            args.label_lambda,
-            args.static_label_lambda,
-        );
+        let judged = args
+            .blending
+            .blend(label_examples_by_file(&args.validation_labels)?);
         validation = judged
             .iter()
             .flat_map(|(_, examples)| examples)
@@ -698,7 +680,7 @@ pub fn run(args: &TrainNetworkArgs, evaluation: &Evaluation) -> anyhow::Result<(
         "midgame validation error (24-59 empties, searched labels blended with λ {}, {} \
          positions): linear {:.3}, network {:.3} (float, unrounded), {:.3} (as evaluated: \
          integers, whole discs); network written to {}",
-        args.label_lambda,
+        args.blending.label_lambda,
         headline,
         linear_error,
         float_error,

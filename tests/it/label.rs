@@ -246,6 +246,9 @@ fn train_fits_labels_and_eval_error_measures_them() {
             labels.to_str().unwrap(),
             "--epochs",
             "8",
+            // Fitted to the scores as searched, which eval-error measures against.
+            "--label-lambda",
+            "0",
             "--output",
             weights.to_str().unwrap(),
         ],
@@ -269,6 +272,51 @@ fn train_fits_labels_and_eval_error_measures_them() {
     );
     assert!(held_out.status.success());
     assert!(!crate::common::cli::text(&held_out.stdout).contains("(12 games)"));
+}
+
+/// `train` blends searched labels with the labels after them as `train-network` does: weights
+/// fitted to the scores as searched (`--label-lambda 0`) fit those scores better than weights
+/// fitted to the labels blended all the way to the endgame's exact scores (`--label-lambda
+/// 1`); a λ beyond 1 is refused.
+#[test]
+fn train_blends_labels_with_the_labels_after_them() {
+    let dir = scratch_dir("label-train-blend");
+    let labels = label(&dir, "all.labels", &[]);
+    let labels = labels.to_str().unwrap();
+    let trained_error = |lambda: &str| {
+        let weights = format!("lambda-{lambda}.weights");
+        let out = oxello_in(
+            &dir,
+            &[
+                "train",
+                "--labels",
+                labels,
+                "--epochs",
+                "8",
+                "--label-lambda",
+                lambda,
+                "--output",
+                &weights,
+            ],
+        );
+        assert_prints(&out, "weights written to");
+        midgame_error(
+            &dir,
+            Path::new(labels),
+            dir.join(&weights).to_str().unwrap(),
+        )
+    };
+    let as_searched = trained_error("0");
+    let blended = trained_error("1");
+    assert!(
+        as_searched < blended,
+        "against the searched scores: fitted to them {as_searched}, to the blended labels {blended}"
+    );
+    let beyond_one = oxello_in(
+        &dir,
+        &["train", "--labels", labels, "--label-lambda", "1.5"],
+    );
+    assert_fails_with(&beyond_one, "expected a number from 0 to 1, got '1.5'");
 }
 
 /// Labels packed with their games (`--pack`) reads back as the very records of its labels file,
