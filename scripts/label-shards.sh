@@ -24,10 +24,7 @@
 #   scripts/label-shards.sh xot-network-searched WORK_DIR FIRST LAST
 #       the same games (the same WORK_DIR reuses them), labelled above 20 empties by depth-10
 #       searches of the built-in network rather than static scores (named
-#       xotnet-d10-e20-s<i>of64);
-#   scripts/label-shards.sh xot-static-network-searched WORK_DIR FIRST LAST
-#       the games of xot-static (the same WORK_DIR reuses them), labelled above 20 empties by
-#       depth-12 searches of the built-in network (named xot-d12net-e20-s<i>of64).
+#       xotnet-d10-e20-s<i>of64).
 #
 # A shard's packed file joins data/training/ and its row data/training/README.md only once the
 # shard is finished, so the script can be stopped at any point and run again: a shard cut
@@ -36,13 +33,13 @@
 # afterwards.
 set -euo pipefail
 usage() {
-  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static|xot-network|xot-network-searched|xot-static-network-searched WORK_DIR FIRST LAST" >&2
+  echo "usage: $0 wthor WTHOR_DIR WORK_DIR FIRST LAST | $0 xot|xot-static|xot-network|xot-network-searched WORK_DIR FIRST LAST" >&2
   exit 2
 }
 source=${1:-}
 case "$source" in
   wthor) [ $# -eq 5 ] || usage; wthor=$2 work=$3 first=$4 last=$5 ;;
-  xot | xot-static | xot-network | xot-network-searched | xot-static-network-searched) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
+  xot | xot-static | xot-network | xot-network-searched) [ $# -eq 4 ] || usage; work=$2 first=$3 last=$4 ;;
   *) usage ;;
 esac
 cd "$(dirname "$0")/.."
@@ -63,7 +60,7 @@ run() {
     exit 1
   fi
 }
-player=(--eval linear) labeller=(--eval linear) labelled_with="the built-in linear weights" by=""
+player=(--eval linear) labeller=(--eval linear) labelled_with="the built-in linear weights"
 case "$source" in
   xot-static) depth=0 play_seed=2 play_exact=20 labelling=(--played-exact) prefix=xot ;;
   xot-network)
@@ -74,14 +71,10 @@ case "$source" in
     depth=10 play_seed=3 play_exact=20 labelling=(--played-exact) prefix=xotnet
     player=() labeller=() labelled_with="games of the built-in network, labelled by its searches"
     ;;
-  xot-static-network-searched)
-    depth=12 play_seed=2 play_exact=20 labelling=(--played-exact) prefix=xot by=net
-    labeller=() labelled_with="games of the built-in linear weights, labelled by the built-in network's searches"
-    ;;
   *) depth=10 play_seed=1 play_exact=18 labelling=() prefix=$source ;;
 esac
 for i in $(seq "$first" "$last"); do
-  name=$prefix-d$depth$by-e20-s${i}of64
+  name=$prefix-d$depth-e20-s${i}of64
   packed=$repo/data/training/$name.lgz
   if [ -f "$packed" ]; then
     echo "$name: already in data/training" >&2
