@@ -11,6 +11,7 @@
 //! targets a level (`target-cpu`) compiles every clone with at least its instructions.
 
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 /// An instruction-set level, in increasing order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,6 +95,37 @@ pub fn level() -> Level {
         3 => Level::V4,
         _ => detect(),
     }
+}
+
+/// Whether AVX2 gathers are quicker here than the scalar loads they replace in the linear
+/// evaluation: on AMD processors from family 26 (Zen 5), where a search took 0.87x the time
+/// with them (docs/experiments.md). Elsewhere they are not measured, and on the Intel
+/// processors that carry the Gather Data Sampling mitigation gathers are slow, so the scalar
+/// loads stay. Detected once.
+pub fn fast_gather() -> bool {
+    static FAST: OnceLock<bool> = OnceLock::new();
+    *FAST.get_or_init(|| level() >= Level::V3 && amd_family().is_some_and(|family| family >= 26))
+}
+
+/// The processor's family if AMD makes it (`cpuid`: the base family, plus the extended one
+/// when the base is 15).
+fn amd_family() -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        let vendor = __cpuid(0);
+        let amd = [vendor.ebx, vendor.edx, vendor.ecx] == [0x6874_7541, 0x6974_6e65, 0x444d_4163];
+        let signature = __cpuid(1).eax;
+        let base = (signature >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((signature >> 20) & 0xff)
+        } else {
+            base
+        };
+        amd.then_some(family)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
 }
 
 /// An instruction-set level fixed at compile time, as a token: the code a level's clone

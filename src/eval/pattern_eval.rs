@@ -1,7 +1,7 @@
 //! The trained evaluation: the sum of the weights of every pattern instance's slot, plus a bias,
 //! for the phase of the position.
 
-use super::indices::{mover_indices, Lanes, ParentIndices};
+use super::indices::{mover_indices, Lanes, ParentIndices, LANES};
 use super::patterns::{feature_offsets_at, phase_of, tables, FEATURE_SLOTS, PHASES};
 use super::weights::{Trust, Weights, WeightsError, SCALE};
 use super::Evaluator;
@@ -10,6 +10,11 @@ use crate::cpu::{Isa, IsaDetected};
 
 /// The weights trained by `oxello train` on the WTHOR database, built into the binary.
 static BUILT_IN: &[u8] = include_bytes!("oxello.weights");
+
+/// A 32-bit start per index lane, aligned for vector loads.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct GatherStarts([u32; LANES]);
 
 /// Pattern evaluation with a set of weights.
 ///
@@ -21,11 +26,19 @@ static BUILT_IN: &[u8] = include_bytes!("oxello.weights");
 pub struct PatternEvaluator {
     /// Per instance, where its type's weights start in a phase's table.
     weights_starts: Vec<u32>,
+    /// `weights_starts` in the 32-bit lanes of the gathers, the lanes beyond the instances
+    /// pointing at a zero weight after the bias.
+    gather_starts: GatherStarts,
+    /// Whether the instances' weights are read by AVX2 gathers ([`crate::cpu::fast_gather`]).
+    gather: bool,
     /// Per phase, the weight of every index of every type, one type after another, then the
-    /// counting features' weights, and the bias last.
+    /// counting features' weights, the bias, and two zero weights (which the gathers' 4-byte
+    /// reads of the last weight and of the lanes beyond the instances land on).
     by_index: Vec<Box<[i16]>>,
     /// Where the counting features' weights start in a phase's table.
     features_start: usize,
+    /// Where the bias is in a phase's table.
+    bias_entry: usize,
     /// The weights' checksum ([`Weights::checksum`]).
     checksum: u64,
 }
@@ -69,8 +82,9 @@ impl PatternEvaluator {
         }
         let features_start = slot_of_entry.len();
         slot_of_entry.extend((0..FEATURE_SLOTS).map(|f| (tables.feature_base() + f) as u32));
+        let bias_entry = slot_of_entry.len();
         slot_of_entry.push(tables.bias_slot() as u32);
-        let weights_starts = tables
+        let weights_starts: Vec<u32> = tables
             .instances
             .iter()
             .map(|instance| type_starts[instance.kind] as u32)
@@ -81,15 +95,28 @@ impl PatternEvaluator {
                 slot_of_entry
                     .iter()
                     .map(|&slot| values[slot as usize])
+                    .chain([0, 0])
                     .collect()
             })
             .collect();
+        let mut gather_starts = GatherStarts([bias_entry as u32 + 1; LANES]);
+        gather_starts.0[..weights_starts.len()].copy_from_slice(&weights_starts);
         PatternEvaluator {
             weights_starts,
+            gather_starts,
+            gather: crate::cpu::fast_gather(),
             by_index,
             features_start,
+            bias_entry,
             checksum,
         }
+    }
+
+    /// This evaluator reading the instances' weights by AVX2 gathers or not, where the CPU has
+    /// AVX2 (the score is the same either way).
+    pub fn with_gathers(mut self, gather: bool) -> PatternEvaluator {
+        self.gather = gather;
+        self
     }
 
     /// The checksum of the weights, which tells them apart ([`Weights::checksum`]).
@@ -121,17 +148,24 @@ impl PatternEvaluator {
     #[inline(always)]
     pub(super) fn raw_with_features<I: Isa>(
         &self,
-        _isa: I,
+        isa: I,
         board: &Board,
         indices: &Lanes,
         features: &[usize; 4],
     ) -> i32 {
         let table = &self.by_index[phase_of(board.empty_count())];
-        let bias = i32::from(table[table.len() - 1]);
+        let bias = i32::from(table[self.bias_entry]);
         let features: i32 = features
             .iter()
             .map(|&offset| i32::from(table[self.features_start + offset]))
             .sum();
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        #[cfg(target_arch = "x86_64")]
+        if self.gather && (cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3) {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.gathered(table, indices) } + features + bias;
+        }
         self.weights_starts
             .iter()
             .zip(indices.0.iter())
@@ -139,6 +173,45 @@ impl PatternEvaluator {
             .sum::<i32>()
             + features
             + bias
+    }
+
+    /// The sum of the instances' weights in `table` (a phase's), read by AVX2 gathers eight
+    /// instances at a time: each lane reads 4 bytes at its weight and keeps the low 16 bits.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn gathered(&self, table: &[i16], indices: &Lanes) -> i32 {
+        use std::arch::x86_64::*;
+        // The last weight a 4-byte read may start at: the first of the two zeros. Every
+        // offset is kept to it, so that no read leaves the table, whatever the indices.
+        let last = _mm256_set1_epi32(table.len() as i32 - 2);
+        let mut sums = _mm256_setzero_si256();
+        for lane in (0..self.weights_starts.len()).step_by(8) {
+            // SAFETY: `lane + 8 <= LANES` (the instances fit the lanes), and every offset is
+            // at most `last`, whose 4 bytes are the table's last two weights. An instance's
+            // index is below 3 to the power of its squares, so its start plus its index is a
+            // weight of its type's block; the lanes beyond the instances read the first zero
+            // weight after the bias (their index is 0).
+            unsafe {
+                let starts = _mm256_load_si256(self.gather_starts.0.as_ptr().add(lane).cast());
+                let index =
+                    _mm256_cvtepu16_epi32(_mm_loadu_si128(indices.0.as_ptr().add(lane).cast()));
+                let offsets = _mm256_min_epu32(_mm256_add_epi32(starts, index), last);
+                let words = _mm256_i32gather_epi32::<2>(table.as_ptr().cast(), offsets);
+                let weights = _mm256_srai_epi32::<16>(_mm256_slli_epi32::<16>(words));
+                sums = _mm256_add_epi32(sums, weights);
+            }
+        }
+        let halves = _mm_add_epi32(
+            _mm256_castsi256_si128(sums),
+            _mm256_extracti128_si256::<1>(sums),
+        );
+        let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32::<0b01_00_11_10>(halves));
+        let total = _mm_add_epi32(pairs, _mm_shuffle_epi32::<0b10_11_00_01>(pairs));
+        _mm_cvtsi128_si32(total)
     }
 
     /// The evaluation of `child`, the position after the move to `square` flipping `flipped`

@@ -111,11 +111,13 @@ proptest! {
     /// fits: the weights of the slots the instances visit.
     #[test]
     fn the_evaluation_sums_the_weights_of_its_slots(board in random_board()) {
-        let (weights, evaluator) = random_weights();
+        let (weights, _) = random_weights();
         let phase = weights.phase(phase_of(board.empty_count()));
         let mut sum = 0i32;
         for_each_slot(&board, |slot| sum += i32::from(phase[slot]));
-        prop_assert_eq!(evaluator.raw(&board), sum);
+        for (evaluator, gathers) in random_evaluators().iter().zip([false, true]) {
+            prop_assert_eq!(evaluator.raw(&board), sum, "gathers {}", gathers);
+        }
     }
 
     /// The built-in network and linear weights, and random weights, score a position and its
@@ -153,6 +155,15 @@ fn random_weights() -> &'static (Weights, PatternEvaluator) {
             *w = (i32::from(u16::from_le_bytes([pair[0], pair[1]])) % 4001 - 2000) as i16;
         }
         (weights.clone(), PatternEvaluator::new(weights))
+    })
+}
+
+/// The evaluator of [`random_weights`] reading its weights one by one and by AVX2 gathers
+/// (where the CPU has AVX2; else both read them one by one).
+fn random_evaluators() -> &'static [PatternEvaluator; 2] {
+    static BOTH: OnceLock<[PatternEvaluator; 2]> = OnceLock::new();
+    BOTH.get_or_init(|| {
+        [false, true].map(|gathers| random_weights().1.clone().with_gathers(gathers))
     })
 }
 
