@@ -11,6 +11,7 @@ pub mod network;
 mod pattern_eval;
 pub mod patterns;
 pub mod probcut_table;
+mod simd;
 mod simple;
 pub mod weights;
 

@@ -205,13 +205,7 @@ impl PatternEvaluator {
                 sums = _mm256_add_epi32(sums, weights);
             }
         }
-        let halves = _mm_add_epi32(
-            _mm256_castsi256_si128(sums),
-            _mm256_extracti128_si256::<1>(sums),
-        );
-        let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32::<0b01_00_11_10>(halves));
-        let total = _mm_add_epi32(pairs, _mm_shuffle_epi32::<0b10_11_00_01>(pairs));
-        _mm_cvtsi128_si32(total)
+        crate::eval::simd::sum_of_lanes_avx2(sums)
     }
 
     /// The evaluation of `child`, the position after the move to `square` flipping `flipped`
