@@ -101,10 +101,10 @@ pub fn level() -> Level {
 /// evaluation: on AMD processors from family 26 (Zen 5), where a search took 0.91x the time
 /// with them (docs/experiments.md). Elsewhere they are not measured, and on the Intel
 /// processors that carry the Gather Data Sampling mitigation gathers are slow, so the scalar
-/// loads stay. Detected once.
+/// loads stay. Detected once; the evaluation gathers only in code with AVX2.
 pub fn fast_gather() -> bool {
     static FAST: OnceLock<bool> = OnceLock::new();
-    *FAST.get_or_init(|| level() >= Level::V3 && amd_family().is_some_and(|family| family >= 26))
+    *FAST.get_or_init(|| amd_family().is_some_and(|family| family >= 26))
 }
 
 /// The processor's family if AMD makes it (`cpuid`: the base family, plus the extended one

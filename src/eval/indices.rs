@@ -30,21 +30,12 @@ pub struct Lanes(pub [u16; LANES]);
 impl Lanes {
     const ZERO: Lanes = Lanes([0; LANES]);
 
-    /// Whether code at the level `I` adds the lanes 256 bits at a time with AVX2. Written out
-    /// rather than left to the compiler, which in a clone with AVX-512 but generic tuning (the
-    /// portable build) would use 512-bit registers, slower here than the native build's 256.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn in_avx2<I: Isa>(isa: I) -> bool {
-        cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3
-    }
-
     #[inline(always)]
     fn add<I: Isa>(&mut self, isa: I, other: &Lanes) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
-        if Self::in_avx2(isa) {
+        if super::simd::in_avx2(isa) {
             // `self + 2 * 0 + other`. SAFETY: the CPU has AVX2.
             *self = unsafe { self.plus_avx2(&Lanes::ZERO, other) };
             return;
@@ -60,7 +51,7 @@ impl Lanes {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
-        if Self::in_avx2(isa) {
+        if super::simd::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.plus_avx2(twice, once) };
         }

@@ -11,10 +11,11 @@ use crate::cpu::{Isa, IsaDetected};
 /// The weights trained by `oxello train` on the WTHOR database, built into the binary.
 static BUILT_IN: &[u8] = include_bytes!("oxello.weights");
 
-/// A 32-bit start per index lane, aligned for vector loads.
+/// Per index lane, where its instance's type's weights start in a phase's table (32 bits a
+/// lane, aligned for the gathers' vector loads).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
-struct GatherStarts([u32; LANES]);
+struct InstanceStarts([u32; LANES]);
 
 /// Pattern evaluation with a set of weights.
 ///
@@ -24,11 +25,11 @@ struct GatherStarts([u32; LANES]);
 /// a search touches about five times smaller and so more of them in the cache.
 #[derive(Clone, Debug)]
 pub struct PatternEvaluator {
-    /// Per instance, where its type's weights start in a phase's table.
-    weights_starts: Vec<u32>,
-    /// `weights_starts` in the 32-bit lanes of the gathers, the lanes beyond the instances
-    /// pointing at a zero weight after the bias.
-    gather_starts: GatherStarts,
+    /// Per instance, where its type's weights start in a phase's table; the lanes beyond the
+    /// instances point at a zero weight after the bias, for the gathers.
+    starts: InstanceStarts,
+    /// The pattern instances: the lanes of `starts` and of the indices in use.
+    instances: usize,
     /// Whether the instances' weights are read by AVX2 gathers ([`crate::cpu::fast_gather`]).
     gather: bool,
     /// Per phase, the weight of every index of every type, one type after another, then the
@@ -84,11 +85,10 @@ impl PatternEvaluator {
         slot_of_entry.extend((0..FEATURE_SLOTS).map(|f| (tables.feature_base() + f) as u32));
         let bias_entry = slot_of_entry.len();
         slot_of_entry.push(tables.bias_slot() as u32);
-        let weights_starts: Vec<u32> = tables
-            .instances
-            .iter()
-            .map(|instance| type_starts[instance.kind] as u32)
-            .collect();
+        let mut starts = InstanceStarts([bias_entry as u32 + 1; LANES]);
+        for (start, instance) in starts.0.iter_mut().zip(&tables.instances) {
+            *start = type_starts[instance.kind] as u32;
+        }
         let by_index = (0..PHASES)
             .map(|phase| {
                 let values = weights.phase(phase);
@@ -99,11 +99,9 @@ impl PatternEvaluator {
                     .collect()
             })
             .collect();
-        let mut gather_starts = GatherStarts([bias_entry as u32 + 1; LANES]);
-        gather_starts.0[..weights_starts.len()].copy_from_slice(&weights_starts);
         PatternEvaluator {
-            weights_starts,
-            gather_starts,
+            starts,
+            instances: tables.instances.len(),
             gather: crate::cpu::fast_gather(),
             by_index,
             features_start,
@@ -162,11 +160,11 @@ impl PatternEvaluator {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
-        if self.gather && (cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3) {
+        if self.gather && super::simd::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.gathered(table, indices) } + features + bias;
         }
-        self.weights_starts
+        self.starts.0[..self.instances]
             .iter()
             .zip(indices.0.iter())
             .map(|(&start, &index)| i32::from(table[start as usize + usize::from(index)]))
@@ -189,14 +187,14 @@ impl PatternEvaluator {
         // offset is kept to it, so that no read leaves the table, whatever the indices.
         let last = _mm256_set1_epi32(table.len() as i32 - 2);
         let mut sums = _mm256_setzero_si256();
-        for lane in (0..self.weights_starts.len()).step_by(8) {
+        for lane in (0..self.instances).step_by(8) {
             // SAFETY: `lane + 8 <= LANES` (the instances fit the lanes), and every offset is
             // at most `last`, whose 4 bytes are the table's last two weights. An instance's
             // index is below 3 to the power of its squares, so its start plus its index is a
             // weight of its type's block; the lanes beyond the instances read the first zero
             // weight after the bias (their index is 0).
             unsafe {
-                let starts = _mm256_load_si256(self.gather_starts.0.as_ptr().add(lane).cast());
+                let starts = _mm256_load_si256(self.starts.0.as_ptr().add(lane).cast());
                 let index =
                     _mm256_cvtepu16_epi32(_mm_loadu_si128(indices.0.as_ptr().add(lane).cast()));
                 let offsets = _mm256_min_epu32(_mm256_add_epi32(starts, index), last);

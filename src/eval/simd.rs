@@ -1,7 +1,17 @@
 //! Vector arithmetic the evaluations share.
 
+use crate::cpu::Isa;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+
+/// Whether code at the level `I` takes the evaluations' AVX2 paths: written out in 256-bit
+/// vectors rather than left to the compiler, which in a clone with AVX-512 but generic tuning
+/// (the portable build) would use 512-bit registers, slower here than the native build's 256.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(in crate::eval) fn in_avx2<I: Isa>(isa: I) -> bool {
+    cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3
+}
 
 /// The sum of the eight 32-bit lanes of `lanes`.
 #[cfg(target_arch = "x86_64")]

@@ -37,13 +37,6 @@ impl From<&Row> for Accumulator {
     }
 }
 
-/// Whether code at the level `I` uses the AVX2 path.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn in_avx2<I: Isa>(isa: I) -> bool {
-    cfg!(target_feature = "avx2") || isa.level() >= crate::cpu::Level::V3
-}
-
 impl Accumulator {
     /// Adds an input row. The weights' bounds keep every sum within 16 bits, so wrapping never
     /// happens.
@@ -52,7 +45,7 @@ impl Accumulator {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
-        if in_avx2(isa) {
+        if crate::eval::simd::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.
             unsafe { self.add_avx2(row) };
             return;
@@ -69,7 +62,7 @@ impl Accumulator {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
         #[cfg(target_arch = "x86_64")]
-        if in_avx2(isa) {
+        if crate::eval::simd::in_avx2(isa) {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.output_avx2(weights) } >> OUTPUT_SHIFT;
         }
