@@ -98,7 +98,7 @@ pub fn level() -> Level {
 }
 
 /// Whether AVX2 gathers are quicker here than the scalar loads they replace in the linear
-/// evaluation: on AMD processors from family 26 (Zen 5), where a search took 0.91x the time
+/// evaluation: on AMD processors from family 26 (Zen 5), where a search took 0.91-0.96x the time
 /// with them (docs/experiments.md). Elsewhere they are not measured, and on the Intel
 /// processors that carry the Gather Data Sampling mitigation gathers are slow, so the scalar
 /// loads stay. Detected once; the evaluation gathers only in code with AVX2.
