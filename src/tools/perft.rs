@@ -6,6 +6,7 @@
 //! depth is reached counts as one leaf in both.
 
 use crate::board::Board;
+use crate::cpu::{per_level, Isa};
 use rayon::prelude::*;
 
 /// How passes count towards the depth.
@@ -17,33 +18,56 @@ pub enum PassCounting {
     Free,
 }
 
-/// Leaves of the tree below `board` at `depth` plies, single-threaded.
+/// Leaves of the tree below `board` at `depth` plies, single-threaded, at the instruction-set
+/// level the CPU allows.
 pub fn perft(board: &Board, depth: u32, passes: PassCounting) -> u64 {
-    if depth == 0 {
-        return 1;
+    LeafCounter { passes }.count(board, depth)
+}
+
+/// Perft's recursion, compiled once per instruction-set level ([`per_level!`]) like the
+/// search's, so that the portable binary counts at the speed of a build for its CPU.
+struct LeafCounter {
+    passes: PassCounting,
+}
+
+impl LeafCounter {
+    per_level! {
+        /// Leaves below `board` at `depth` plies ([`Self::count_body`]).
+        fn count[count_at, count_v4, count_v3, count_baseline](
+            &mut self, board: &Board, depth: u32
+        ) -> u64 => count_body;
     }
-    let mut moves = board.moves();
-    if moves == 0 {
-        let passed = board.pass();
-        if passed.moves() == 0 {
+
+    /// [`perft`] from code at the level of `isa`.
+    #[inline(always)]
+    fn count_body<I: Isa>(&mut self, isa: I, board: &Board, depth: u32) -> u64 {
+        if depth == 0 {
             return 1;
         }
-        return match passes {
-            PassCounting::AsPly => perft(&passed, depth - 1, passes),
-            PassCounting::Free => perft(&passed, depth, passes),
-        };
+        let mut moves = board.moves_at(isa);
+        if moves == 0 {
+            let passed = board.pass();
+            if passed.moves_at(isa) == 0 {
+                return 1;
+            }
+            let depth = match self.passes {
+                PassCounting::AsPly => depth - 1,
+                PassCounting::Free => depth,
+            };
+            return self.count_at(isa, &passed, depth);
+        }
+        if depth == 1 {
+            return u64::from(moves.count_ones());
+        }
+        let mut leaves = 0;
+        while moves != 0 {
+            let square = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
+            let child = board.play_with_flips(square, board.flips_at(isa, square));
+            leaves += self.count_at(isa, &child, depth - 1);
+        }
+        leaves
     }
-    if depth == 1 {
-        return u64::from(moves.count_ones());
-    }
-    let mut leaves = 0;
-    while moves != 0 {
-        let square = moves.trailing_zeros() as usize;
-        moves &= moves - 1;
-        let child = board.play_with_flips(square, board.flips(square));
-        leaves += perft(&child, depth - 1, passes);
-    }
-    leaves
 }
 
 /// Leaves of the tree below `board` at `depth` plies, the work split over the current rayon
