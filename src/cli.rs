@@ -4,9 +4,8 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::tools::{
-    arena, bench, book, eval_error, label, perft, selfplay, solve, train, train_network, tune_mpc,
-};
+use crate::tools::{arena, bench, book, perft, solve};
+use crate::training::{eval_error, label, network as train_network, selfplay, train, tune_mpc};
 
 /// `oxello [OPTIONS] [COMMAND]`: the engine with no command, else a tool.
 #[derive(Parser)]

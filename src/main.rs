@@ -9,9 +9,8 @@ use oxello::cli::{Cli, Command};
 use oxello::engine::EngineOptions;
 use oxello::eval::{DeferredEvaluation, Evaluation};
 use oxello::protocol::ServerConfig;
-use oxello::tools::{
-    arena, bench, book, eval_error, label, perft, selfplay, solve, train, train_network, tune_mpc,
-};
+use oxello::tools::{arena, bench, book, perft, solve};
+use oxello::training::{eval_error, label, network as train_network, selfplay, train, tune_mpc};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -40,7 +39,9 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Train(args) => train::run(&args, &evaluation()?),
-        Command::TrainNetwork(args) => train_network::run(&args, &evaluation()?),
+        Command::TrainNetwork(args) => {
+            train_network::run(&args, cli.threads.unwrap_or(all_cores), &evaluation()?)
+        }
         Command::Label(args) => label::run(&args, cli.threads, &evaluation()?),
         Command::Selfplay(args) => selfplay::run(&args, &evaluation()?),
         Command::EvalError(args) => eval_error::run(&args, &evaluation()?),

@@ -6,7 +6,8 @@
 //! for it: the layout runs on a thread of its own, and the first search waits for it only if
 //! it has not finished.
 
-use super::{Evaluation, NetworkEvaluator, NETWORK_NAMES};
+use super::evaluation::{Evaluation, NETWORK_NAMES};
+use super::network::NetworkEvaluator;
 use std::sync::OnceLock;
 use std::time::Instant;
 

@@ -1,10 +1,10 @@
 //! The trained evaluation: the sum of the weights of every pattern instance's slot, plus a bias,
 //! for the phase of the position.
 
+use super::evaluator::Evaluator;
 use super::indices::{mover_indices, Lanes, ParentIndices, LANES};
 use super::patterns::{feature_offsets_at, phase_of, tables, FEATURE_SLOTS, PHASES};
 use super::weights::{Trust, Weights, WeightsError, SCALE};
-use super::Evaluator;
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
 

@@ -1,7 +1,7 @@
 //! A hand-made evaluation good enough to play sensibly: mobility, potential mobility (frontier),
 //! corners, X- and C-squares next to empty corners, parity and, late, the disc difference.
 
-use super::Evaluator;
+use super::evaluator::Evaluator;
 use crate::board::Board;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;

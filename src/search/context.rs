@@ -4,11 +4,11 @@
 //! is built on these: `midgame` (the alpha-beta and its iterations), then `endgame` (Othello's
 //! exact solver), then `othello` (the board as a node).
 
+use super::api::Limits;
 use super::parallel::{Abort, BusyNodes};
 use super::probcut::{ProbCutTable, PROBABLE_CUT_MIN_EMPTIES};
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
-use super::Limits;
 use crate::cpu::{Isa, IsaDetected};
 use crate::eval::Evaluator;
 use arrayvec::ArrayVec;

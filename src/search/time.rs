@@ -1,18 +1,7 @@
 //! Time control: how long one move may take, from a per-move time or a game clock.
 
-use super::Limits;
+use super::api::{GameClock, Limits};
 use std::time::Duration;
-
-/// A game clock for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GameClock {
-    /// Time left on the clock.
-    pub remaining: Duration,
-    /// Time added after each move.
-    pub increment: Duration,
-    /// Moves to play before the next time control, if the clock has one.
-    pub moves_to_go: Option<u32>,
-}
 
 /// The time a search may use. At `hard` it stops wherever it is, and the root moves its last
 /// iteration completed still count. Under a game clock, `target` is what the move should take

@@ -236,7 +236,7 @@ impl TranspositionTable {
     /// wait for memory.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        super::prefetch(self.bucket(key));
+        super::prefetch::prefetch(self.bucket(key));
     }
 
     /// The live entries of `key`: one, or more when the table holds results of more than one

@@ -1,7 +1,7 @@
 //! `oxello solve`: solves every position of an OBF test suite exactly (or win/loss/draw) and
 //! compares with the scores the file lists.
 
-use super::progress_bar;
+use crate::batch::progress_bar;
 use crate::board::Move;
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;

@@ -117,7 +117,7 @@ fn every_training_shard_reads_back_as_its_name_says() {
             continue;
         }
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let file = oxello::tools::label::packed::read_labels(&path)
+        let file = oxello::training::label_files::packed::read_labels(&path)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // wthor-d10-e20-s<i>of<n> (games of rank i mod n of the database) or
         // xot-d<depth>-e20-s<i>of<n> (selfplay games of its own, ranked from 0; depth 0:
@@ -157,7 +157,7 @@ fn the_validation_positions_read_back_as_listed() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/validation");
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     let path = dir.join("xot-d10-e20-seed99.lgz");
-    let file = oxello::tools::label::packed::read_labels(&path).unwrap();
+    let file = oxello::training::label_files::packed::read_labels(&path).unwrap();
     assert_eq!((file.header.depth, file.header.exact_empties), (10, 20));
     let listed = format!("| xot-d10-e20-seed99.lgz | {} |", file.labels.len());
     assert!(readme.contains(&listed), "README lists {listed}");

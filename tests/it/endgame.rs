@@ -11,7 +11,7 @@ use oxello::notation::parse_obf_file;
 use oxello::search::{
     Limits, Proof, SearchContext, SearchOptions, TranspositionTable, SHALLOW_ORDER_MIN_EMPTIES,
 };
-use oxello::tools::dataset::{all_examples, load_games, ExactSolver, Example};
+use oxello::training::dataset::{all_examples, load_games, ExactSolver, Example};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Plain negamax to the end of the game: no pruning, no table, no ordering.

@@ -12,11 +12,11 @@ use oxello::eval::patterns::{
 };
 use oxello::eval::{Evaluation, Evaluator, PatternEvaluator, Weights, WeightsError};
 use oxello::search::INFINITY;
-use oxello::tools::dataset::label_floor;
-use oxello::tools::dataset::{all_examples, load_games};
-use oxello::tools::eval_error::evaluation_error;
-use oxello::tools::selfplay::{selfplay, SelfplayConfig};
-use oxello::tools::train::{split, train, TrainConfig};
+use oxello::training::dataset::label_floor;
+use oxello::training::dataset::{all_examples, load_games};
+use oxello::training::eval_error::evaluation_error;
+use oxello::training::selfplay::{selfplay, SelfplayConfig};
+use oxello::training::train::{split, train, TrainConfig};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -212,7 +212,7 @@ fn phase_overlap_shares_training_positions_with_neighbouring_phases_only() {
     };
     let (strict_training, strict_validation) = split(per_game.clone(), &strict);
     let (training, validation) = split(per_game, &overlapping);
-    let empties_of = |examples: &[oxello::tools::dataset::Example]| -> Vec<u32> {
+    let empties_of = |examples: &[oxello::training::dataset::Example]| -> Vec<u32> {
         examples.iter().map(|e| e.board.empty_count()).collect()
     };
     let strict_empties: Vec<u32> = strict_training.iter().flat_map(|p| empties_of(p)).collect();
@@ -399,7 +399,7 @@ fn selfplay_opens_games_with_lines_of_a_list() {
     assert_eq!(lines, selfplay(&config, &evaluation, &|| {}).unwrap());
     let mut drawn = std::collections::HashSet::new();
     for line in &lines {
-        let (game, end) = oxello::tools::dataset::parse_game_line(line).unwrap();
+        let (game, end) = oxello::training::dataset::parse_game_line(line).unwrap();
         assert!(end.board.is_game_over());
         let line_used = openings
             .iter()

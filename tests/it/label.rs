@@ -8,8 +8,8 @@ use oxello::board::{Board, Position};
 use oxello::engine::{Engine, EngineOptions};
 use oxello::eval::{Evaluation, Evaluator};
 use oxello::search::{Limits, Proof, SearchOptions};
-use oxello::tools::dataset::{load_games, positions_of};
-use oxello::tools::label::format::{LabelsFile, HEADER_BYTES, RECORD_BYTES};
+use oxello::training::dataset::{load_games, positions_of};
+use oxello::training::label_files::format::{LabelsFile, HEADER_BYTES, RECORD_BYTES};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +47,7 @@ fn run_label(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn read(path: &Path) -> LabelsFile {
-    oxello::tools::label::packed::read_labels(path).unwrap()
+    oxello::training::label_files::packed::read_labels(path).unwrap()
 }
 
 /// Every position of the fixture's games where the side to move has a move, in its least

@@ -23,6 +23,7 @@ mod protocol_fuzz;
 mod protocol_gtp;
 mod protocol_nboard;
 mod readme_sessions;
+mod recipe;
 mod rules_properties;
 mod search;
 mod table_memory;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 type ModulePath = Vec<String>;
 
-/// Every `.rs` file under `dir` with its module path (`src/tools/train.rs`: `tools::train`).
+/// Every `.rs` file under `dir` with its module path (`src/training/train.rs`: `training::train`).
 fn modules(src: &Path, dir: &Path, found: &mut BTreeMap<ModulePath, PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("src/ is readable") {
         let path = entry.expect("src/ is readable").path();

@@ -20,10 +20,8 @@ use oxello::eval::{
 };
 use oxello::random::seeded_hash;
 use oxello::search::{SearchOptions, DEFAULT_SELECTIVITY, INFINITY};
-use oxello::tools::dataset::label_examples;
-use oxello::tools::train_network::{
-    errors, train_network, FloatNetwork, NetworkTrainConfig, Sample,
-};
+use oxello::training::dataset::label_examples;
+use oxello::training::network::{errors, train_network, FloatNetwork, NetworkTrainConfig, Sample};
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 

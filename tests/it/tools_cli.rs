@@ -5,7 +5,7 @@
 use crate::common::cli::{assert_fails_with, assert_prints, oxello_in, scratch_dir, text};
 
 use oxello::eval::{Evaluation, NetworkWeights, PatternEvaluator, ProbCutTable};
-use oxello::tools::dataset::label_examples;
+use oxello::training::dataset::label_examples;
 use std::path::{Path, PathBuf};
 
 #[test]

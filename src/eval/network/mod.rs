@@ -19,11 +19,13 @@ mod forward;
 
 pub use file::{NetworkError, NetworkWeights};
 
+use super::evaluator::Evaluator;
 use super::indices::{mover_indices, Lanes, ParentIndices};
 use super::pattern_eval::to_discs;
+use super::pattern_eval::PatternEvaluator;
 use super::patterns::{feature_offsets_at, phase_of, tables};
+use super::probcut_table::ProbCutTable;
 use super::weights::fnv1a;
-use super::{Evaluator, PatternEvaluator, ProbCutTable};
 use crate::board::Board;
 use crate::cpu::{Isa, IsaDetected};
 use crate::zeroed_memory::ZeroedArray;

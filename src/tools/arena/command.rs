@@ -4,7 +4,7 @@ use super::{
     choose_openings, format_report, parse_openings, run_match, EngineSpec, MatchConfig, Protocol,
     Sprt, TimeControl, BUILTIN_XOT,
 };
-use crate::tools::progress_bar;
+use crate::batch::progress_bar;
 
 /// `oxello match`: a match between two engines over openings, colours swapped.
 #[derive(clap::Args, Debug)]
@@ -195,7 +195,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency,
         games_file: args.games_file,
         sprt,
-        shard: crate::tools::parse_shard(&args.shard)?,
+        shard: crate::batch::parse_shard(&args.shard)?,
     };
     let bar = progress_bar(
         2 * config.openings.len() as u64,

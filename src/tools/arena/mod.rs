@@ -17,7 +17,7 @@ pub mod records;
 mod resume;
 pub mod stats;
 
-pub use crate::tools::openings::{choose_openings, parse_openings, BUILTIN_XOT};
+pub use crate::batch::openings::{choose_openings, parse_openings, BUILTIN_XOT};
 pub use game::GameOutcome;
 pub use player::{EngineSpec, Failure, Protocol, TimeControl};
 pub use stats::{Outcomes, Sprt, SprtVerdict};

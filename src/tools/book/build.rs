@@ -6,11 +6,11 @@
 //! searches every n-th position only; `book merge` joins the shards.
 
 use super::{search_into, ExitSearchArgs, Unsearched};
+use crate::batch::parse_shard;
 use crate::board::{Board, Move, Position};
 use crate::book::{is_book_position, moves_reaching, Book};
 use crate::eval::Evaluation;
-use crate::tools::dataset::{load_all_games, GameSources};
-use crate::tools::parse_shard;
+use crate::training::dataset::{load_all_games, GameSources};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 

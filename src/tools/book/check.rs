@@ -6,6 +6,7 @@
 //! in the book and for the exits.
 
 use super::engine_on;
+use crate::batch::progress_bar;
 use crate::board::{Board, Color, Position};
 use crate::book::Book;
 use crate::engine::Engine;
@@ -13,7 +14,6 @@ use crate::eval::Evaluation;
 use crate::random::seeded_hash;
 use crate::search::level_depth;
 use crate::search::{Limits, SearchOptions};
-use crate::tools::progress_bar;
 use std::path::PathBuf;
 
 /// `oxello book check`.

@@ -7,9 +7,9 @@
 //! searches every n-th position only; `book merge` joins the shards (the deeper entry wins).
 
 use super::{search_into, ExitSearchArgs, Unsearched};
+use crate::batch::parse_shard;
 use crate::book::Book;
 use crate::eval::Evaluation;
-use crate::tools::parse_shard;
 use std::path::PathBuf;
 
 /// `oxello book deepen`.

@@ -7,12 +7,12 @@
 //! finished, which its progress shows) and ends as the whole run would have.
 
 use super::{engine_on, search_exit, ExitSearchArgs};
+use crate::batch::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::book::{is_book_position, Book};
 use crate::engine::Engine;
 use crate::eval::Evaluation;
 use crate::random::seeded_hash;
-use crate::tools::progress_bar;
 use std::path::PathBuf;
 
 /// `oxello book extend`.

@@ -10,13 +10,13 @@ pub mod extend;
 pub mod merge;
 pub mod show;
 
+use crate::batch::{map_on_engines, progress_bar};
 use crate::board::Board;
 use crate::book::{Book, BookEntry};
 use crate::engine::Engine;
 use crate::eval::Evaluation;
 use crate::search::level_depth;
 use crate::search::Limits;
-use crate::tools::{map_on_engines, progress_bar};
 use std::path::Path;
 
 /// Positions searched between two saves of a book.

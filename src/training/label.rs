@@ -14,13 +14,12 @@
 //! those positions, and only one game in [`PLAY_CHECK_ONE_IN`], drawn by its rank, is proved to
 //! check that the games are what the flag says.
 
-pub mod format;
-pub mod packed;
-
 use super::dataset::{
     exact_scores, load_all_games, played_scores, positions_of, ExactSolver, GameSources,
 };
-use super::{map_on_engines, parse_shard, progress_bar};
+use super::label_files::format::{Label, LabelsFile, LabelsHeader, LabelsWriter};
+use super::label_files::packed;
+use crate::batch::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Board, Position};
 use crate::book::write_atomically;
 use crate::engine::{all_cores, Engine, EngineOptions};
@@ -28,7 +27,6 @@ use crate::eval::{Evaluation, Evaluator};
 use crate::random::seeded_hash;
 use crate::search::level_depth;
 use crate::search::{Limits, Proof, SearchOptions};
-use format::{Label, LabelsFile, LabelsHeader, LabelsWriter};
 use std::collections::HashSet;
 use std::path::PathBuf;
 

@@ -10,8 +10,8 @@
 //! (their openings must be the ones the seed gives) and the rest are played.
 
 use super::dataset::parse_game_line;
-use super::openings::parse_openings;
-use super::{map_on_engines, parse_shard, progress_bar};
+use crate::batch::openings::parse_openings;
+use crate::batch::{map_on_engines, parse_shard, progress_bar};
 use crate::board::{Move, Position, Squares};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;

@@ -14,8 +14,8 @@ use super::dataset::{
     all_examples, label_examples_by_file, label_floor, labelling_bar, load_all_games, Example,
     ExamplesByGame, GameSources, LabelBlending,
 };
-use super::label::format::LabelsHeader;
-use super::progress_bar;
+use super::label_files::format::LabelsHeader;
+use crate::batch::progress_bar;
 use crate::eval::indices::for_each_slot;
 use crate::eval::patterns::{phase_empties, phase_of, tables, PHASES};
 use crate::eval::weights::SCALE;

@@ -9,9 +9,9 @@
 //! `--endgame-empties` empties, each solved exactly and searched `endgame_shallow_depth` plies,
 //! fitted the same way. Rerun it whenever the evaluation changes.
 
-use super::dataset::{load_all_games, GameSources, LabelledGame};
-use super::{map_on_engines, progress_bar};
-use crate::board::Position;
+use super::dataset::{label_examples, load_all_games, GameSources, LabelledGame};
+use crate::batch::{map_on_engines, progress_bar};
+use crate::board::{Board, Color, Position};
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::probcut_table::{DepthFit, Fit, ProbCutTable, MAX_FIT_DEPTH, MIN_CUT_DEPTH};
 use crate::eval::{Evaluation, Evaluator, NetworkWeights};
@@ -57,6 +57,92 @@ pub fn sample_positions(
         }
     }
     positions
+}
+
+/// `count` positions drawn from `boards` by `seed`: for each, a number of empties from
+/// `min_empties` to `max_empties`, then one of the boards with that many empties and a move to
+/// play (none where there is no such board), as [`sample_positions`] draws from games.
+pub fn sample_boards(
+    boards: &[Board],
+    count: usize,
+    seed: u64,
+    (min_empties, max_empties): (u32, u32),
+) -> Vec<Position> {
+    let mut by_empties: Vec<Vec<Board>> = vec![Vec::new(); 61];
+    for board in boards.iter().filter(|b| b.moves() != 0) {
+        by_empties[board.empty_count() as usize].push(*board);
+    }
+    let mut positions = Vec::with_capacity(count);
+    let mut draw = 0u64;
+    while positions.len() < count && draw < 100 * count as u64 {
+        let empties = min_empties
+            + (seeded_hash(seed, 2 * draw + 1) % u64::from(max_empties - min_empties + 1)) as u32;
+        let candidates = &by_empties[empties as usize];
+        if !candidates.is_empty() {
+            let board =
+                candidates[(seeded_hash(seed, 2 * draw) % candidates.len() as u64) as usize];
+            positions.push(Position {
+                board,
+                side_to_move: Color::Black,
+            });
+        }
+        draw += 1;
+    }
+    positions
+}
+
+/// Where the fits' positions come from: the positions of games, or labelled positions.
+pub enum PositionSource {
+    Games(Vec<LabelledGame>),
+    Boards(Vec<Board>),
+}
+
+impl PositionSource {
+    /// `count` positions drawn by `seed` with `empties` empty squares (see [`sample_positions`]
+    /// and [`sample_boards`]).
+    pub fn sample(&self, count: usize, seed: u64, empties: (u32, u32)) -> Vec<Position> {
+        match self {
+            PositionSource::Games(games) => sample_positions(games, count, seed, empties),
+            PositionSource::Boards(boards) => sample_boards(boards, count, seed, empties),
+        }
+    }
+
+    /// The positions of the labels files `files`.
+    pub fn labelled(files: &[PathBuf]) -> anyhow::Result<PositionSource> {
+        Ok(PositionSource::Boards(
+            label_examples(files)?
+                .into_iter()
+                .flat_map(|(_, examples)| examples.into_iter().map(|e| e.board))
+                .collect(),
+        ))
+    }
+}
+
+/// What the fits search: how many positions, how deep, drawn by which seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FitSettings {
+    /// Midgame positions to search.
+    pub positions: usize,
+    /// Deepest midgame search, and so the deepest depth fitted.
+    pub depth: u32,
+    /// Seed of the choice of positions.
+    pub seed: u64,
+    /// Endgame positions to solve.
+    pub endgame_positions: usize,
+    /// The endgame positions have from 16 up to this many empties.
+    pub endgame_empties: u32,
+}
+
+impl Default for FitSettings {
+    fn default() -> Self {
+        FitSettings {
+            positions: 2000,
+            depth: 12,
+            seed: 1,
+            endgame_positions: 1000,
+            endgame_empties: 24,
+        }
+    }
 }
 
 /// Search options of the fits: full width, on one thread.
@@ -235,20 +321,23 @@ pub enum Part {
 pub struct TuneMpcArgs {
     #[command(flatten)]
     games: GameSources,
+    /// Labels files (plain or packed) whose positions are searched instead of games'.
+    #[arg(long = "labels", num_args = 1.., conflicts_with_all = ["files", "data"])]
+    labels: Vec<PathBuf>,
     /// Positions to search.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = FitSettings::default().positions)]
     positions: usize,
     /// Deepest search, and so the deepest depth fitted.
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = FitSettings::default().depth)]
     depth: u32,
     /// Seed of the choice of positions.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = FitSettings::default().seed)]
     seed: u64,
     /// Endgame positions to solve, for the solver's fit.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = FitSettings::default().endgame_positions)]
     endgame_positions: usize,
     /// The endgame positions have from 16 up to this many empties.
-    #[arg(long, default_value_t = 24)]
+    #[arg(long, default_value_t = FitSettings::default().endgame_empties)]
     endgame_empties: u32,
     /// Which fits to make; the rest is kept from the table at `--output`.
     #[arg(long, value_enum, default_value_t = Part::Both)]
@@ -264,11 +353,13 @@ pub struct TuneMpcArgs {
     network_out: Option<PathBuf>,
 }
 
-/// Searches `positions` on all cores (one single-threaded search per core) with `work`,
-/// showing progress.
+/// Searches `positions` on `workers` threads (one single-threaded search each) with `work`,
+/// showing progress. Each search starts on a cleared table, so the results do not depend on
+/// the threads.
 fn search_all<R: Send>(
     positions: &[Position],
     evaluation: &Evaluation,
+    workers: usize,
     work: impl Fn(&mut Engine, Position) -> R + Sync,
 ) -> anyhow::Result<Vec<R>> {
     let bar = progress_bar(
@@ -281,7 +372,7 @@ fn search_all<R: Send>(
     };
     let results = map_on_engines(
         positions,
-        crate::engine::all_cores(),
+        workers,
         options,
         evaluation,
         |engine, &position| {
@@ -294,33 +385,35 @@ fn search_all<R: Send>(
     Ok(results)
 }
 
-/// Fits the midgame depths to searches of positions from `games` and prints each fit.
-fn tune_midgame(
-    args: &TuneMpcArgs,
-    games: &[LabelledGame],
+/// Fits the midgame depths to searches of positions from `source` and prints each fit on
+/// stderr.
+pub fn fit_midgame(
+    settings: &FitSettings,
+    source: &PositionSource,
     evaluation: &Evaluation,
+    workers: usize,
 ) -> anyhow::Result<Vec<DepthFit>> {
     // Far enough from the end that no iteration reaches the exact solver.
-    let empties = (args.depth + 8, 56);
-    let positions = sample_positions(games, args.positions, args.seed, empties);
+    let empties = (settings.depth + 8, 56);
+    let positions = source.sample(settings.positions, settings.seed, empties);
     eprintln!(
         "midgame: {} positions with {}-{} empties, searched to depth {}",
         positions.len(),
         empties.0,
         empties.1,
-        args.depth
+        settings.depth
     );
-    let samples = search_all(&positions, evaluation, |engine, position| {
-        depth_scores(engine, position, args.depth)
+    let samples = search_all(&positions, evaluation, workers, |engine, position| {
+        depth_scores(engine, position, settings.depth)
     })?;
-    let fits = fit_depths(&samples, args.depth)
+    let fits = fit_depths(&samples, settings.depth)
         .ok_or_else(|| anyhow::anyhow!("too few positions to fit every depth"))?;
-    println!(
+    eprintln!(
         "{:>5} {:>7} {:>9} {:>7} {:>7} {:>9} {:>12}",
         "depth", "shallow", "positions", "a", "b", "deviation", "sigma at 36"
     );
     for (fit, report) in &fits {
-        println!(
+        eprintln!(
             "{:>5} {:>7} {:>9} {:>7.3} {:>7.2} {:>9.2} {:>12.2}",
             fit.depth,
             shallow_depth(fit.depth),
@@ -334,26 +427,27 @@ fn tune_midgame(
     Ok(fits.into_iter().map(|(fit, _)| fit).collect())
 }
 
-/// Fits the endgame solver's prediction to exact solves of positions from `games` and prints
-/// the fit.
-fn tune_endgame(
-    args: &TuneMpcArgs,
-    games: &[LabelledGame],
+/// Fits the endgame solver's prediction to exact solves of positions from `source` and prints
+/// the fit on stderr.
+pub fn fit_endgame_solver(
+    settings: &FitSettings,
+    source: &PositionSource,
     evaluation: &Evaluation,
+    workers: usize,
 ) -> anyhow::Result<Fit> {
-    let empties = (PROBABLE_CUT_MIN_EMPTIES, args.endgame_empties);
-    let positions = sample_positions(games, args.endgame_positions, args.seed, empties);
+    let empties = (PROBABLE_CUT_MIN_EMPTIES, settings.endgame_empties);
+    let positions = source.sample(settings.endgame_positions, settings.seed, empties);
     eprintln!(
         "endgame: {} positions with {}-{} empties, solved exactly",
         positions.len(),
         empties.0,
         empties.1
     );
-    let samples = search_all(&positions, evaluation, endgame_scores)?;
+    let samples = search_all(&positions, evaluation, workers, endgame_scores)?;
     let report =
         fit_endgame(&samples).ok_or_else(|| anyhow::anyhow!("too few endgame positions to fit"))?;
     let fit = report.fit;
-    println!(
+    eprintln!(
         "endgame: {} positions, exact = {:.3} * shallow + {:.2}, deviation {:.2}, sigma {:.2} at {} and {:.2} at {} empties",
         report.positions,
         fit.a,
@@ -367,21 +461,48 @@ fn tune_endgame(
     Ok(fit)
 }
 
-/// Runs `oxello tune-mpc` with the evaluation `--eval eval_name` named, writes the table (and
-/// with `--network-out`, the network with it) and prints each fit.
-pub fn run(args: &TuneMpcArgs, eval_name: &str, evaluation: &Evaluation) -> anyhow::Result<()> {
-    if !(MIN_CUT_DEPTH + 1..=MAX_FIT_DEPTH).contains(&args.depth) {
+/// Checks `settings` against what the table can hold.
+pub fn check_settings(settings: &FitSettings) -> anyhow::Result<()> {
+    if !(MIN_CUT_DEPTH + 1..=MAX_FIT_DEPTH).contains(&settings.depth) {
         anyhow::bail!(
             "--depth must be from {} to {MAX_FIT_DEPTH}",
             MIN_CUT_DEPTH + 1
         );
     }
-    if !(PROBABLE_CUT_MIN_EMPTIES + 2..=40).contains(&args.endgame_empties) {
+    if !(PROBABLE_CUT_MIN_EMPTIES + 2..=40).contains(&settings.endgame_empties) {
         anyhow::bail!(
             "--endgame-empties must be from {} to 40",
             PROBABLE_CUT_MIN_EMPTIES + 2
         );
     }
+    Ok(())
+}
+
+/// The whole table fitted to `evaluation` on positions from `source`, on `workers` threads.
+pub fn fit_table(
+    settings: &FitSettings,
+    source: &PositionSource,
+    evaluation: &Evaluation,
+    workers: usize,
+) -> anyhow::Result<ProbCutTable> {
+    check_settings(settings)?;
+    Ok(ProbCutTable {
+        fits: fit_midgame(settings, source, evaluation, workers)?,
+        endgame: fit_endgame_solver(settings, source, evaluation, workers)?,
+    })
+}
+
+/// Runs `oxello tune-mpc` with the evaluation `--eval eval_name` named, writes the table (and
+/// with `--network-out`, the network with it) and prints each fit.
+pub fn run(args: &TuneMpcArgs, eval_name: &str, evaluation: &Evaluation) -> anyhow::Result<()> {
+    let settings = FitSettings {
+        positions: args.positions,
+        depth: args.depth,
+        seed: args.seed,
+        endgame_positions: args.endgame_positions,
+        endgame_empties: args.endgame_empties,
+    };
+    check_settings(&settings)?;
     let network = match (&args.network_out, evaluation) {
         (None, _) => None,
         (Some(_), Evaluation::Network(_)) => Some(
@@ -407,16 +528,25 @@ pub fn run(args: &TuneMpcArgs, eval_name: &str, evaluation: &Evaluation) -> anyh
                 .map_err(|e| anyhow::anyhow!("{}: {e}", args.output.display()))?,
         )
     };
-    let files = args.games.files()?;
-    let games = load_all_games(&files)?;
-    eprintln!("{} games", games.len());
+    let source = if args.labels.is_empty() {
+        let games = load_all_games(&args.games.files()?)?;
+        eprintln!("{} games", games.len());
+        PositionSource::Games(games)
+    } else {
+        let source = PositionSource::labelled(&args.labels)?;
+        if let PositionSource::Boards(boards) = &source {
+            eprintln!("{} labelled positions", boards.len());
+        }
+        source
+    };
+    let workers = crate::engine::all_cores();
     let fits = match &kept {
         Some(table) if args.part == Part::Endgame => table.fits.clone(),
-        _ => tune_midgame(args, &games, evaluation)?,
+        _ => fit_midgame(&settings, &source, evaluation, workers)?,
     };
     let endgame = match &kept {
         Some(table) if args.part == Part::Midgame => table.endgame,
-        _ => tune_endgame(args, &games, evaluation)?,
+        _ => fit_endgame_solver(&settings, &source, evaluation, workers)?,
     };
     let table = ProbCutTable { fits, endgame };
     std::fs::write(&args.output, table.format())

@@ -2,9 +2,9 @@
 //! theoretical score) and `oxello selfplay` transcripts (the exact score), turned into
 //! positions labelled with the final disc difference for the side to move.
 
-use super::label::format::LabelsHeader;
-use super::label::packed::read_labels;
-use super::progress_bar;
+use super::label_files::format::LabelsHeader;
+use super::label_files::packed::read_labels;
+use crate::batch::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::eval::Evaluation;
 use crate::notation::{parse_transcript, read_wthor_file};
@@ -91,7 +91,7 @@ pub fn load_all_games(files: &[PathBuf]) -> anyhow::Result<Vec<LabelledGame>> {
 
 /// Where a training tool's games come from: files named on the command line, and every WTHOR
 /// file (`.wtb`) of a directory.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct GameSources {
     /// Game files: WTHOR .wtb files or selfplay transcripts.
     files: Vec<PathBuf>,
