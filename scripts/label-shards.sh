@@ -97,8 +97,8 @@ for i in $(seq "$first" "$last"); do
   bytes=$(stat -c %s "$work/$name.lgz")
   fingerprint=$(od -An -tx8 -j20 -N8 "$work/$name.labels" | tr -d ' ')
   mv "$work/$name.lgz" "$packed"
-  printf '| %s.lgz | %s | %s | %s (fingerprint %s), %s | %s, 2 cores, %s min |\n' \
-    "$name" "$positions" "$bytes" "$labelled_with" "$fingerprint" "$commit" "$machine" "$minutes" \
+  printf '| %s.lgz | %s | %s | %s (fingerprint %s) | %s | %s |\n' \
+    "$name" "$positions" "$bytes" "$labelled_with" "$fingerprint" "$commit" "$machine" \
     >>"$repo/data/training/README.md"
   echo "$name: $positions positions, $bytes bytes, $minutes min" >&2
 done
