@@ -408,13 +408,7 @@ fn search_siblings<N: SearchNode, E: Evaluator<N>>(
                 return ControlFlow::Break(());
             }
             best.offer(score, candidate.mv);
-            shared_alpha.fetch_max(score, Ordering::Relaxed);
-            if score >= beta {
-                abort.raise();
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+            abort.after_move(&shared_alpha, score, beta)
         },
     );
     best.get()

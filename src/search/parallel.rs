@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Runs `search` on `items` with one worker per thread of the pool (at most one per item),
 /// each worker taking the next item not yet taken, in the order of the list. A rayon
@@ -75,6 +75,23 @@ impl<'p> Abort<'p> {
     /// Ends the searches below this split.
     pub(super) fn raise(&self) {
         self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// What a worker of the split does after a move scored `score` against the window's
+    /// `beta`: the split's shared bound rises to it, and a fail high ends the split.
+    pub(super) fn after_move(
+        &self,
+        shared_alpha: &AtomicI32,
+        score: i32,
+        beta: i32,
+    ) -> ControlFlow<()> {
+        shared_alpha.fetch_max(score, Ordering::Relaxed);
+        if score >= beta {
+            self.raise();
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 
     /// Whether this split or one above it was raised.

@@ -63,13 +63,7 @@ fn search_root_moves<N: SearchNode, E: Evaluator<N>>(
             root.score = score;
             root.bound = bound_of(score, floor, beta);
             root.current = true;
-            shared_alpha.fetch_max(score, Ordering::Relaxed);
-            if score >= beta {
-                abort.raise();
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+            abort.after_move(&shared_alpha, score, beta)
         },
     );
     drop(slots);

@@ -27,21 +27,40 @@ pub struct DepthScores {
     pub scores: Vec<i32>,
 }
 
+/// Up to `count` positions drawn by `seed`: for draw `i`, a number of empties from
+/// `min_empties` to `max_empties` by the hash of `2i + 1`, and `pick(hash of 2i, empties)`,
+/// the position the draw gives, if any (at most `100 * count` draws).
+fn draw_positions(
+    count: usize,
+    seed: u64,
+    (min_empties, max_empties): (u32, u32),
+    mut pick: impl FnMut(u64, u32) -> Option<Position>,
+) -> Vec<Position> {
+    let mut positions = Vec::with_capacity(count);
+    let mut draw = 0u64;
+    while positions.len() < count && draw < 100 * count as u64 {
+        let empties = min_empties
+            + (seeded_hash(seed, 2 * draw + 1) % u64::from(max_empties - min_empties + 1)) as u32;
+        positions.extend(pick(seeded_hash(seed, 2 * draw), empties));
+        draw += 1;
+    }
+    positions
+}
+
 /// `count` positions drawn from `games` by `seed`, each with `min_empties` to `max_empties`
-/// empty squares and a move to play.
+/// empty squares and a move to play: a game and a number of empties a draw, the game played
+/// up to them (none where it never has that many empties with a move to play).
 pub fn sample_positions(
     games: &[LabelledGame],
     count: usize,
     seed: u64,
-    (min_empties, max_empties): (u32, u32),
+    empties: (u32, u32),
 ) -> Vec<Position> {
-    let mut positions = Vec::with_capacity(count);
-    let mut draw = 0u64;
-    while positions.len() < count && !games.is_empty() && draw < 100 * count as u64 {
-        let game = &games[(seeded_hash(seed, 2 * draw) % games.len() as u64) as usize];
-        let empties = min_empties
-            + (seeded_hash(seed, 2 * draw + 1) % u64::from(max_empties - min_empties + 1)) as u32;
-        draw += 1;
+    if games.is_empty() {
+        return Vec::new();
+    }
+    draw_positions(count, seed, empties, |hash, empties| {
+        let game = &games[(hash % games.len() as u64) as usize];
         let mut position = Position::START;
         for &mv in &game.moves {
             if position.board.empty_count() <= empties {
@@ -52,11 +71,8 @@ pub fn sample_positions(
                 Err(_) => break,
             }
         }
-        if position.board.empty_count() == empties && position.board.moves() != 0 {
-            positions.push(position);
-        }
-    }
-    positions
+        (position.board.empty_count() == empties && position.board.moves() != 0).then_some(position)
+    })
 }
 
 /// `count` positions drawn from `boards` by `seed`: for each, a number of empties from
@@ -66,29 +82,19 @@ pub fn sample_boards(
     boards: &[Board],
     count: usize,
     seed: u64,
-    (min_empties, max_empties): (u32, u32),
+    empties: (u32, u32),
 ) -> Vec<Position> {
     let mut by_empties: Vec<Vec<Board>> = vec![Vec::new(); 61];
     for board in boards.iter().filter(|b| b.moves() != 0) {
         by_empties[board.empty_count() as usize].push(*board);
     }
-    let mut positions = Vec::with_capacity(count);
-    let mut draw = 0u64;
-    while positions.len() < count && draw < 100 * count as u64 {
-        let empties = min_empties
-            + (seeded_hash(seed, 2 * draw + 1) % u64::from(max_empties - min_empties + 1)) as u32;
+    draw_positions(count, seed, empties, |hash, empties| {
         let candidates = &by_empties[empties as usize];
-        if !candidates.is_empty() {
-            let board =
-                candidates[(seeded_hash(seed, 2 * draw) % candidates.len() as u64) as usize];
-            positions.push(Position {
-                board,
-                side_to_move: Color::Black,
-            });
-        }
-        draw += 1;
-    }
-    positions
+        (!candidates.is_empty()).then(|| Position {
+            board: candidates[(hash % candidates.len() as u64) as usize],
+            side_to_move: Color::Black,
+        })
+    })
 }
 
 /// Where the fits' positions come from: the positions of games, or labelled positions.
