@@ -37,7 +37,7 @@
 //! i16), then the fields from the hidden units' bias on (version 1 ends with the output bias:
 //! it has no table); their checksum is FNV-1a 64 over the bytes of that stream's content.
 
-use super::{BIAS_LIMIT, HIDDEN, ROW_LIMIT};
+use super::shape::{BIAS_LIMIT, HIDDEN, ROW_LIMIT};
 use crate::eval::patterns::{tables, PATTERN_SET_ID, PHASES};
 use crate::eval::probcut_table::ProbCutTable;
 use crate::eval::weights::{fnv1a, fnv1a_words, fnv1a_words_on};
@@ -100,11 +100,11 @@ pub enum NetworkError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetworkWeights {
     /// Per row (a weight slot of the linear evaluation), [`HIDDEN`] weights in
-    /// 1/[`super::ACTIVATION_ONE`].
+    /// 1/[`super::shape::ACTIVATION_ONE`].
     pub rows: Vec<[i16; HIDDEN]>,
-    /// The hidden units' bias, in 1/[`super::ACTIVATION_ONE`].
+    /// The hidden units' bias, in 1/[`super::shape::ACTIVATION_ONE`].
     pub hidden_bias: [i16; HIDDEN],
-    /// Per phase, the output weight of each hidden unit, in 1/[`super::OUTPUT_ONE`] disc.
+    /// Per phase, the output weight of each hidden unit, in 1/[`super::shape::OUTPUT_ONE`] disc.
     pub output: Vec<[i16; HIDDEN]>,
     /// Per phase, the output's bias in 1/256 disc.
     pub output_bias: Vec<i32>,

@@ -3,7 +3,7 @@
 //! output layer. The AVX2 path (for x86-64-v3 and v4) and the baseline compute the same
 //! integers.
 
-use super::{ACTIVATION_ONE, HIDDEN, OUTPUT_ONE};
+use super::shape::{ACTIVATION_ONE, HIDDEN, OUTPUT_ONE};
 use crate::cpu::Isa;
 
 /// [`HIDDEN`] 16-bit weights, aligned for vector loads.
@@ -12,7 +12,7 @@ use crate::cpu::Isa;
 pub struct Row(pub [i16; HIDDEN]);
 
 /// An input row as the search reads it: [`HIDDEN`] weights of one byte each (every row
-/// weight lies within [`super::ROW_LIMIT`]), so that a row is one 64-byte cache line rather
+/// weight lies within [`super::shape::ROW_LIMIT`]), so that a row is one 64-byte cache line rather
 /// than two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]

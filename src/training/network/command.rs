@@ -2,8 +2,8 @@
 //! network, or rebuilds a recipe's.
 
 use super::recipe::{rebuild_and_write, RecipeName};
+use super::trainer::NetworkTrainConfig;
 use super::training_run::{train_from_files, TrainingPlan};
-use super::NetworkTrainConfig;
 use crate::eval::Evaluation;
 use crate::training::dataset::{GameSources, LabelBlending};
 use std::path::PathBuf;

@@ -1,9 +1,11 @@
 //! Adam, and the lazy update of the rows a minibatch touched.
 
 use super::model::{add_into, PieceGradients, Sample};
-use super::PIECES;
 use crate::eval::network::{ACTIVATION_ONE, HIDDEN, ROW_LIMIT};
 use rayon::prelude::*;
+
+/// Pieces a minibatch is cut into: fixed, so that results do not depend on the threads.
+pub(super) const PIECES: usize = 16;
 
 /// Adam's moments of one parameter vector.
 #[derive(Clone)]

@@ -4,8 +4,8 @@
 //! come from the committed WTHOR shards. Training and fit are deterministic whatever the
 //! threads, so the same checkout rebuilds the same file, which the printed fingerprints tell.
 
+use super::trainer::NetworkTrainConfig;
 use super::training_run::{train_from_files, TrainingPlan};
-use super::NetworkTrainConfig;
 use crate::eval::network::{NetworkEvaluator, NetworkWeights};
 use crate::eval::weights::fnv1a;
 use crate::eval::{Evaluation, PatternEvaluator};

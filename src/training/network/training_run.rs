@@ -2,7 +2,7 @@
 //! quantises it and measures its errors.
 
 use super::model::Sample;
-use super::{errors, train_network, NetworkTrainConfig};
+use super::trainer::{errors, train_network, NetworkTrainConfig};
 use crate::batch::progress_bar;
 use crate::board::Board;
 use crate::eval::network::{NetworkEvaluator, NetworkWeights};
