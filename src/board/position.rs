@@ -1,7 +1,7 @@
 //! A [`Position`]: a board plus the colour of the side to move, for everything that speaks in
 //! colours (notation, protocols, game records) rather than in "player/opponent".
 
-use super::{Board, Color};
+use super::bitboard::{Board, Color};
 
 /// A move: a square index (0 = a1 .. 63 = h8) or a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -2,7 +2,10 @@
 //! pool and the evaluator. Protocol front ends and tools drive it; it never touches stdin or
 //! stdout. It decides between book and search (`choose_move`) and what to ponder (`ponder`).
 
+mod move_choice;
 mod ponder;
+
+pub use move_choice::MoveChoice;
 
 use ponder::{PonderPlan, PonderStats};
 
@@ -122,25 +125,6 @@ impl Game {
             true
         } else {
             false
-        }
-    }
-}
-
-/// The move the engine plays and where it came from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MoveChoice {
-    /// From the opening book, with the book's value.
-    Book(BookMove),
-    /// The best move of a search (a pass when it has none).
-    Search(SearchResult),
-}
-
-impl MoveChoice {
-    /// The move to play.
-    pub fn mv(&self) -> Move {
-        match self {
-            MoveChoice::Book(book) => Move::Play(book.square),
-            MoveChoice::Search(result) => result.best_move.map_or(Move::Pass, Move::Play),
         }
     }
 }

@@ -9,7 +9,7 @@
 //! filled: its first iterations come back at once, and it goes on deeper within the move's
 //! own time. Any other reply drops the plan; the table keeps what it learned.
 
-use super::MoveChoice;
+use super::move_choice::MoveChoice;
 use crate::board::{Move, Position};
 
 /// What the engine ponders after a move, and for which positions of the game.

@@ -2,7 +2,7 @@
 //! (also `x`, `*`, `b`, `B`), White `O` (also `o`, `0`, `w`, `W`), empty `-` (also `.`, `_`).
 //! Whitespace anywhere is ignored. Printed as Edax does: 64 characters, a space, `X` or `O`.
 
-use super::NotationError;
+use super::error::NotationError;
 use crate::board::{Color, Position};
 
 enum Cell {

@@ -3,8 +3,8 @@
 //! Unknown tags are kept and printed back; moves are checked against the rules as they are read.
 
 use super::board_text::parse_position;
+use super::error::NotationError;
 use super::square::{format_move, parse_move};
-use super::NotationError;
 use crate::board::{Color, Move, Position};
 
 /// A game clock: main time, increment per move and grace period, in seconds.

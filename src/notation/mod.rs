@@ -2,6 +2,7 @@
 //! GGF game records and WTHOR databases. Each has one parser and one printer, used everywhere.
 
 mod board_text;
+mod error;
 mod ggf;
 mod obf;
 mod square;
@@ -9,19 +10,9 @@ mod transcript;
 mod wthor;
 
 pub use board_text::{format_position, parse_position};
+pub use error::NotationError;
 pub use ggf::{format_clock, parse_clock, Clock, GgfGame, GgfMove};
 pub use obf::{parse_obf_file, ObfEntry};
 pub use square::{format_move, format_square, parse_move, parse_square};
 pub use transcript::{format_transcript, parse_transcript, parse_transcript_lines};
 pub use wthor::{read_wthor_file, write_wthor, WthorFile, WthorGame, WthorHeader};
-
-/// A text that does not follow the format it was given as.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct NotationError(pub String);
-
-impl NotationError {
-    pub(crate) fn new(message: impl Into<String>) -> NotationError {
-        NotationError(message.into())
-    }
-}

@@ -3,8 +3,8 @@
 //! written `+8`, `+08` or `-4`), and `%` starts a comment.
 
 use super::board_text::{format_position, parse_position};
+use super::error::NotationError;
 use super::square::{format_move, parse_move};
-use super::NotationError;
 use crate::board::{Move, Position};
 
 /// One OBF line: a position and the listed scores of its moves (best first, as in the files).

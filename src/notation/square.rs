@@ -1,7 +1,7 @@
 //! Squares `a1`..`h8` (a1 top-left, files a-h left to right, rows 1-8 top to bottom) and moves,
 //! where a pass is written `PA` and read as `pa`, `pas`, `pass`, `ps` or `--`.
 
-use super::NotationError;
+use super::error::NotationError;
 use crate::board::Move;
 
 /// Parses a square name such as `f5` or `F5` into its index (a1 = 0, h8 = 63).

@@ -2,8 +2,8 @@
 //! whitespace ignored. Passes may be written (`pa`, `ps`, `--`) or left out; the parser inserts
 //! forced passes, so the returned list always has them explicitly. The printer leaves them out.
 
+use super::error::NotationError;
 use super::square::parse_move;
-use super::NotationError;
 use crate::board::{Move, Position};
 
 /// Parses transcripts from the start, one a line, as opening lists and position files hold
@@ -68,7 +68,7 @@ pub fn format_transcript(moves: &[Move]) -> String {
     moves
         .iter()
         .filter_map(|mv| match mv {
-            Move::Play(sq) => Some(super::format_square(*sq).to_ascii_lowercase()),
+            Move::Play(sq) => Some(super::square::format_square(*sq).to_ascii_lowercase()),
             Move::Pass => None,
         })
         .collect()

@@ -3,7 +3,7 @@
 //! Black's "theoretical" disc count (perfect play from `depth` empties on), and 60 move bytes
 //! `10 * row + column` (1-based; 0 = no move). Passes are implicit.
 
-use super::NotationError;
+use super::error::NotationError;
 use crate::board::{Move, Position};
 
 const HEADER_BYTES: usize = 16;
@@ -49,7 +49,7 @@ impl WthorGame {
                 NotationError::new(format!(
                     "move {} ({}) is illegal: {why}",
                     i + 1,
-                    super::format_square(square)
+                    super::square::format_square(square)
                 ))
             })?;
             moves.push(Move::Play(square));
