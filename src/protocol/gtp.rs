@@ -2,7 +2,7 @@
 //! command, call the engine, reply `=[id] result` or `?[id] message`, then a blank line.
 
 use super::output::Output;
-use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
+use super::session::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
 use crate::engine::{Engine, MoveChoice};
 use crate::notation::{format_move, format_square, parse_move};
@@ -535,7 +535,7 @@ impl Session for GtpSession {
     fn overlong(&mut self, out: &Output) {
         out.send(&format!(
             "? line too long (over {} bytes)\n",
-            super::MAX_LINE_BYTES
+            super::session::MAX_LINE_BYTES
         ));
     }
 }

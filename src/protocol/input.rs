@@ -11,15 +11,13 @@
 //! same lock under which the controller, finding no input waiting, starts to ponder, so no
 //! line can slip in between unnoticed.
 
-use super::Dialect;
+use super::dialect::Dialect;
+use super::session::MAX_LINE_BYTES;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-
-/// The longest line accepted; longer ones are discarded and reported.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// What the reader saw.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +28,16 @@ pub enum Input {
     Overlong,
     /// End of input.
     Eof,
+}
+
+impl Input {
+    /// The line, if this input is one.
+    fn line(&self) -> Option<&str> {
+        match self {
+            Input::Line(line) => Some(line),
+            _ => None,
+        }
+    }
 }
 
 /// A message from the reader: the input and whether it was counted as an interrupt.
@@ -131,12 +139,12 @@ fn read_lines(mut source: impl BufRead, sender: &Sender<Message>, interrupts: &I
                 dialect = Dialect::detect(line);
             }
         }
-        if input == Input::Eof || dialect.is_some_and(|d| d.ends(&input)) {
+        if input == Input::Eof || dialect.is_some_and(|d| d.ends(input.line())) {
             interrupts.ending.store(true, Ordering::SeqCst);
         }
         let eof = input == Input::Eof;
         let pondering = interrupts.pondering.lock();
-        let interrupting = *pondering || dialect.is_some_and(|d| d.interrupts(&input));
+        let interrupting = *pondering || dialect.is_some_and(|d| d.interrupts(input.line()));
         if interrupting {
             interrupts.pending.fetch_add(1, Ordering::SeqCst);
             interrupts.raise();

@@ -4,7 +4,7 @@
 //! ignored with a note on stderr, as the protocol asks. The position never changes on error.
 
 use super::output::Output;
-use super::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
+use super::session::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
 use crate::book::BookFormat;
 use crate::engine::{Engine, Game, MoveChoice};
@@ -370,7 +370,10 @@ impl Session for NBoardSession {
     fn overlong(&mut self, out: &Output) {
         self.fail(
             out,
-            &format!("ignored a line over {} bytes", super::MAX_LINE_BYTES),
+            &format!(
+                "ignored a line over {} bytes",
+                super::session::MAX_LINE_BYTES
+            ),
         );
     }
 }
