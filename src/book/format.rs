@@ -13,7 +13,7 @@
 //! (player, opponent), so that the book is searched in place.
 
 use super::edax::{is_edax_book, EdaxBook, EdaxDate, EdaxRelease};
-use super::{is_book_position, Book, BookEntry, NO_EXIT};
+use super::entries::{is_book_position, Book, BookEntry, NO_EXIT};
 use crate::board::Board;
 use std::path::Path;
 use std::sync::Arc;

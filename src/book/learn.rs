@@ -2,7 +2,7 @@
 //! the learning of a played game (NBoard `learn`), whose positions up to a ply limit join the
 //! book with their exits searched.
 
-use super::{is_book_position, Book, BookEntry, NO_EXIT};
+use super::entries::{is_book_position, Book, BookEntry, NO_EXIT};
 use crate::board::{Board, Color, Position};
 use crate::search::{level_depth, Limits, Proof, SearchOptions, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,7 +6,7 @@
 //! in debug builds and in `book fix`). oxello checks more, since it plays from the book as it
 //! reads it: a damaged file is refused with the position and the reason rather than played.
 
-use super::{
+use super::book::{
     board_index, board_string, edax_next, EdaxBook, EdaxBookError, EdaxPosition, NO_MOVE, PASS,
 };
 use crate::notation::format_square;

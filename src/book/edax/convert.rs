@@ -4,11 +4,12 @@
 //! with what oxello's book changed ([`EdaxBook::updated`]), so that every other position, the
 //! header's options and the order of the links stay as Edax wrote them.
 
-use super::level::{edax_level, NO_SELECTIVITY};
-use super::{
-    board_index, edax_next, EdaxBook, EdaxDate, EdaxLink, EdaxOptions, EdaxPosition, EdaxRelease,
-    PASS, SCORE_INF,
+use super::book::{
+    board_index, edax_next, EdaxBook, EdaxLink, EdaxOptions, EdaxPosition, EdaxRelease, PASS,
+    SCORE_INF,
 };
+use super::date::EdaxDate;
+use super::level::{edax_level, NO_SELECTIVITY};
 use crate::board::{Board, Squares, Symmetry};
 use crate::book::{is_book_position, Book, BookEntry, NO_EXIT};
 use std::collections::{HashMap, HashSet};

@@ -1,10 +1,10 @@
 //! The bytes of an Edax book: the header, then each position with its links and leaf, in the
 //! order of Edax's hash buckets.
 
-use super::{
-    board_string, EdaxBook, EdaxBookError, EdaxDate, EdaxLink, EdaxOptions, EdaxPosition,
-    EdaxRelease,
+use super::book::{
+    board_string, EdaxBook, EdaxBookError, EdaxLink, EdaxOptions, EdaxPosition, EdaxRelease,
 };
+use super::date::EdaxDate;
 use crate::board::Board;
 use std::collections::HashMap;
 
