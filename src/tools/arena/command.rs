@@ -1,9 +1,9 @@
 //! The `oxello match` command: its options, turned into a [`MatchConfig`], and its output.
 
-use super::{
-    choose_openings, format_report, parse_openings, run_match, EngineSpec, MatchConfig, Protocol,
-    Sprt, TimeControl, BUILTIN_XOT,
-};
+use super::player::{EngineSpec, Protocol, TimeControl};
+use super::runner::{format_report, run_match, MatchConfig};
+use super::stats::Sprt;
+use crate::batch::openings::{choose_openings, parse_openings, BUILTIN_XOT};
 use crate::batch::progress_bar;
 
 /// `oxello match`: a match between two engines over openings, colours swapped.

@@ -12,6 +12,13 @@ pub const FORFEIT_TAG: &str = "FO";
 /// How long an engine may stay silent when the match has no clock.
 const UNTIMED_LIMIT: Duration = Duration::from_secs(600);
 
+/// A game to play: which opening, and whether the first engine has Black.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Job {
+    pub(super) opening: usize,
+    pub(super) first_is_black: bool,
+}
+
 /// How a game ended.
 #[derive(Clone, Debug)]
 pub struct GameOutcome {

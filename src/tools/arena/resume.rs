@@ -2,9 +2,8 @@
 //! so a stopped match goes on where it stopped, and a file that joins the records of a
 //! match's shards reports the whole match without playing a game.
 
-use super::game::{GameOutcome, FORFEIT_TAG};
+use super::game::{GameOutcome, Job, FORFEIT_TAG};
 use super::player::Failure;
-use super::Job;
 use crate::board::{Color, Move, Position};
 use crate::notation::GgfGame;
 

@@ -5,7 +5,7 @@
 //! that finds it resumes, skipping the positions it holds searched deep enough. `--shard i/n`
 //! searches every n-th position only; `book merge` joins the shards.
 
-use super::{search_into, ExitSearchArgs, Unsearched};
+use super::exits::{search_into, ExitSearchArgs, Unsearched};
 use crate::batch::parse_shard;
 use crate::board::{Board, Move, Position};
 use crate::book::{is_book_position, moves_reaching, Book};

@@ -5,7 +5,7 @@
 //! book's values of those moves stand from their deeper scores, apart for the moves that stay
 //! in the book and for the exits.
 
-use super::engine_on;
+use super::exits::engine_on;
 use crate::batch::progress_bar;
 use crate::board::{Board, Color, Position};
 use crate::book::Book;

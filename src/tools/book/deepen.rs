@@ -6,7 +6,7 @@
 //! it resumes, skipping the positions it already holds searched as deep. `--shard i/n`
 //! searches every n-th position only; `book merge` joins the shards (the deeper entry wins).
 
-use super::{search_into, ExitSearchArgs, Unsearched};
+use super::exits::{search_into, ExitSearchArgs, Unsearched};
 use crate::batch::parse_shard;
 use crate::book::Book;
 use crate::eval::Evaluation;

@@ -6,7 +6,7 @@
 //! the seed and `i` alone, so an interrupted run resumes with `--first-line K` (K the lines it
 //! finished, which its progress shows) and ends as the whole run would have.
 
-use super::{engine_on, search_exit, ExitSearchArgs};
+use super::exits::{engine_on, search_exit, ExitSearchArgs};
 use crate::batch::progress_bar;
 use crate::board::{Board, Move, Position};
 use crate::book::{is_book_position, Book};

@@ -1,7 +1,6 @@
 //! `oxello book show`: the book moves of a position, with their values and how deep they were
 //! searched.
 
-use super::depth_text;
 use crate::board::{Color, Move, Position};
 use crate::book::Book;
 use crate::notation::{format_square, parse_position, parse_transcript};
@@ -76,4 +75,13 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<()> {
     let position = parse_argument(&args.position.join(" "))?;
     print!("{}", report(&book, &position));
     Ok(())
+}
+
+/// How a book's search depth reads: "exact" or "depth 12".
+fn depth_text(depth: u8, exact: bool) -> String {
+    if exact {
+        "exact".to_string()
+    } else {
+        format!("depth {depth}")
+    }
 }
