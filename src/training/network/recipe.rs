@@ -69,8 +69,9 @@ fn shard_files(repository: &Path, series: &str, shards: Range<u32>) -> Vec<PathB
 }
 
 impl Recipe {
-    /// The built-in network's recipe: `train-network`'s and `tune-mpc`'s defaults on the
-    /// shards it was trained on. An error names a file the checkout lacks.
+    /// The built-in network's recipe: the settings it was trained with (`train-network`'s and
+    /// `tune-mpc`'s defaults of 2026-12-04, pinned) on the shards it was trained on. An error
+    /// names a file the checkout lacks.
     pub fn builtin(repository: &Path) -> anyhow::Result<Recipe> {
         let recipe = Recipe {
             shards: BUILTIN_SHARDS
@@ -83,13 +84,29 @@ impl Recipe {
                 label_lambda: 0.7,
                 static_label_lambda: 0.9,
             },
-            config: NetworkTrainConfig::default(),
+            // Pinned here, not taken from the tools' defaults, so that changing a default
+            // does not change what this recipe rebuilds.
+            config: NetworkTrainConfig {
+                epochs: 30,
+                batch: 4096,
+                learning_rate: 0.002,
+                l2: 0.001,
+                validation_percent: 10,
+                seed: 1,
+                patience: 3,
+            },
             fit_positions: shard_files(
                 repository,
                 BUILTIN_FIT_SHARDS.0,
                 BUILTIN_FIT_SHARDS.1.clone(),
             ),
-            fit: FitSettings::default(),
+            fit: FitSettings {
+                positions: 2000,
+                depth: 12,
+                seed: 1,
+                endgame_positions: 1000,
+                endgame_empties: 24,
+            },
         };
         let files = recipe.shards.iter().chain(&recipe.validation);
         if let Some(missing) = files.chain(&recipe.fit_positions).find(|f| !f.is_file()) {
