@@ -1,6 +1,6 @@
 //! Adam, and the lazy update of the rows a minibatch touched.
 
-use super::model::{add_into, PieceGradients, Sample};
+use super::model::{add_into, PieceGradients, Rows};
 use crate::eval::network::{ACTIVATION_ONE, HIDDEN, ROW_LIMIT};
 use rayon::prelude::*;
 
@@ -53,8 +53,8 @@ impl Adam {
     }
 }
 
-/// One Adam step of the rows a minibatch touched. `minibatch` is its samples, the length of
-/// its pieces and their gradients. The rows are cut into blocks updated in parallel, each
+/// One Adam step of the rows a minibatch touched. `minibatch` is its samples' rows, the
+/// length of its pieces and their gradients. The rows are cut into blocks updated in parallel, each
 /// taking its rows' gradients from every sample in order, so that the sums do not depend on
 /// the threads; `gradients` is all zero before and after.
 pub(super) fn update_rows(
@@ -62,7 +62,7 @@ pub(super) fn update_rows(
     rows: &mut [[f32; HIDDEN]],
     moments: &mut [Moments<HIDDEN>],
     gradients: &mut [[f32; HIDDEN]],
-    (samples, piece, pieces): (&[&Sample], usize, &[PieceGradients]),
+    (rows_of_samples, piece, pieces): (&[Rows], usize, &[PieceGradients]),
 ) {
     let block = rows.len().div_ceil(PIECES);
     rows.par_chunks_mut(block)
@@ -72,9 +72,9 @@ pub(super) fn update_rows(
         .for_each(|(number, ((weights, moments), gradients))| {
             let first = number * block;
             let mut touched = Vec::new();
-            for (part, piece) in samples.chunks(piece).zip(pieces) {
-                for (sample, to_accumulator) in part.iter().zip(&piece.accumulators) {
-                    for &row in &sample.rows {
+            for (part, piece) in rows_of_samples.chunks(piece).zip(pieces) {
+                for (sample_rows, to_accumulator) in part.iter().zip(&piece.accumulators) {
+                    for &row in sample_rows {
                         let at = (row as usize).wrapping_sub(first);
                         if at >= gradients.len() {
                             continue;

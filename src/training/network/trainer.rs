@@ -1,7 +1,7 @@
 //! The training loop: minibatches in a seeded order, their gradients on all threads merged in
 //! a fixed order, the epoch with the least validation error kept.
 
-use super::model::{add_into, FloatNetwork, PieceGradients, Sample};
+use super::model::{add_into, FloatNetwork, PieceGradients, Rows, Sample};
 use super::optimiser::{update_rows, Adam, Moments, PIECES};
 use crate::eval::network::HIDDEN;
 use crate::eval::patterns::PHASES;
@@ -107,10 +107,12 @@ pub fn train_network(
         }
         for batch in order.chunks(config.batch) {
             let samples: Vec<&Sample> = batch.iter().map(|&i| &training[i as usize]).collect();
+            let rows: Vec<Rows> = samples.par_iter().map(|s| s.rows()).collect();
             let total_weight: f32 = samples.iter().map(|s| s.weight).sum();
             let piece = samples.len().div_ceil(PIECES);
             let pieces: Vec<PieceGradients> = samples
                 .par_chunks(piece)
+                .zip(rows.par_chunks(piece))
                 .map(|part| PieceGradients::of(&network, part, total_weight))
                 .collect();
             adam.step += 1;
@@ -129,7 +131,7 @@ pub fn train_network(
                 &mut network.rows,
                 &mut row_moments,
                 &mut row_gradients,
-                (&samples, piece, &pieces),
+                (&rows, piece, &pieces),
             );
             adam.update(&mut network.hidden_bias, &hidden_bias, &mut bias_moments);
             for phase in 0..PHASES {
