@@ -14,7 +14,7 @@ use crate::training::train::MIDGAME_EMPTIES;
 
 /// A position as the trainer sees it: the position, the linear evaluation's score, its label
 /// and how much it counts. The rows it sums are derived from the position when a minibatch
-/// or a measure needs them ([`Sample::rows`]), not kept: 32 bytes a sample instead of 264, so
+/// or a measure needs them (`Sample::rows`), not kept: 32 bytes a sample instead of 264, so
 /// that the memory a training run takes does not bound its data.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
