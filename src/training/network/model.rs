@@ -19,7 +19,6 @@ use crate::training::train::MIDGAME_EMPTIES;
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
     pub(super) board: Board,
-    pub(super) empties: u8,
     /// Whether the label is a search's score (else a game's result).
     pub(super) searched: bool,
     pub(super) weight: f32,
@@ -42,7 +41,6 @@ impl Sample {
     ) -> Sample {
         Sample {
             board: *board,
-            empties: board.empty_count() as u8,
             searched,
             weight,
             linear: linear.raw(board) as f32 / 256.0,
@@ -71,12 +69,12 @@ impl Sample {
     }
 
     fn phase(&self) -> usize {
-        phase_of(u32::from(self.empties))
+        phase_of(self.board.empty_count())
     }
 
     /// Whether the sample counts in the headline error: a searched label in the midgame.
     pub(super) fn is_headline(&self) -> bool {
-        self.searched && MIDGAME_EMPTIES.contains(&u32::from(self.empties))
+        self.searched && MIDGAME_EMPTIES.contains(&self.board.empty_count())
     }
 }
 
@@ -239,7 +237,7 @@ impl PieceGradients {
 #[cfg(test)]
 mod tests {
     use super::Sample;
-    use crate::board::Board;
+    use crate::board::{Board, Symmetry};
     use crate::eval::PatternEvaluator;
 
     #[test]
@@ -247,12 +245,26 @@ mod tests {
         // 32 bytes a sample: 27 million positions (what 40 MB of packed labels hold) in 1 GB.
         assert_eq!(std::mem::size_of::<Sample>(), 32);
         let linear = PatternEvaluator::built_in();
-        let start = Board::START;
-        let after = start
-            .play(start.moves().trailing_zeros() as usize)
-            .expect("a legal move");
-        let rows = |board: &Board| Sample::new(&linear, board, 0.0, 1.0, true).rows();
-        assert_eq!(rows(&start), rows(&start));
-        assert_ne!(rows(&start), rows(&after), "the rows follow the position");
+        let mut board = Board::START;
+        for _ in 0..6 {
+            board = board
+                .play(board.moves().trailing_zeros() as usize)
+                .expect("a legal move");
+        }
+        let sorted_rows = |board: &Board| {
+            let mut rows = Sample::new(&linear, board, 0.0, 1.0, true).rows();
+            rows.sort_unstable();
+            rows
+        };
+        // Weight slots are tied by symmetry: a mirror image sums the same rows.
+        for &symmetry in &Symmetry::ALL {
+            let image = board.transformed(symmetry);
+            assert_eq!(sorted_rows(&image), sorted_rows(&board), "{symmetry:?}");
+        }
+        assert_ne!(
+            sorted_rows(&board),
+            sorted_rows(&Board::START),
+            "the rows follow the position"
+        );
     }
 }
