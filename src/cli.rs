@@ -18,7 +18,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Search threads for the engine (default: all cores).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Transposition table size in MiB for the engine.
     #[arg(long, default_value_t = crate::engine::DEFAULT_HASH_MIB)]
@@ -85,4 +85,13 @@ pub enum Command {
     Book(book::BookArgs),
     /// A board in the browser: play, hints, set-up and game review (a local web server).
     Web(crate::web::WebArgs),
+}
+
+/// Parses `--threads`: a count the engine takes (1 to [`crate::engine::MAX_THREADS`]), so that
+/// no tool starts "on 0 threads".
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let threads: usize = text.parse().map_err(|e| format!("{e}"))?;
+    crate::engine::check_threads(threads)
+        .map(|()| threads)
+        .map_err(|e| e.to_string())
 }

@@ -40,7 +40,8 @@ fn main() -> Result<()> {
         }
         Command::Train(args) => train::run(&args, &evaluation()?),
         Command::TrainNetwork(args) => {
-            train_network::run(&args, cli.threads.unwrap_or(all_cores), &evaluation()?)
+            let threads = cli.threads.unwrap_or(all_cores);
+            train_network::run(&args, threads, &cli.eval, &evaluation()?)
         }
         Command::Label(args) => label::run(&args, cli.threads, &evaluation()?),
         Command::Selfplay(args) => selfplay::run(&args, &evaluation()?),

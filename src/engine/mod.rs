@@ -50,7 +50,7 @@ impl Default for EngineOptions {
 /// Why the engine could not apply a setting.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("threads must be between 1 and 256")]
+    #[error("threads must be between 1 and {MAX_THREADS}")]
     BadThreadCount,
     #[error("hash size must be between 1 and 65536 MiB")]
     BadHashSize,
@@ -521,8 +521,12 @@ fn committed_table(mib: usize) -> Result<TranspositionTable, EngineError> {
     Ok(tt)
 }
 
-fn check_threads(threads: usize) -> Result<(), EngineError> {
-    if (1..=256).contains(&threads) {
+/// The most search threads an engine takes.
+pub const MAX_THREADS: usize = 256;
+
+/// Checks a thread count: from 1 to [`MAX_THREADS`].
+pub fn check_threads(threads: usize) -> Result<(), EngineError> {
+    if (1..=MAX_THREADS).contains(&threads) {
         Ok(())
     } else {
         Err(EngineError::BadThreadCount)

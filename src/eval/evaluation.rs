@@ -40,6 +40,11 @@ impl Evaluation {
         Evaluation::Patterns(Arc::new(PatternEvaluator::built_in()))
     }
 
+    /// Whether `name` names the built-in network (the default evaluation).
+    pub fn names_built_in_network(name: &str) -> bool {
+        NETWORK_NAMES.contains(&name)
+    }
+
     /// `network` (or `builtin`: the built-in network, the default), `linear` (the built-in
     /// pattern weights), `simple`, or the path of a weights file or of a network file (told
     /// apart by their magic).

@@ -25,11 +25,11 @@
 //! selective in the table so the exact iteration takes only their moves, never their bounds.
 
 use super::api::INFINITY;
-use super::context::Searcher;
 use super::endgame_cache::Slot;
 use super::endgame_keys::{child_keys, CORNERS, LANES};
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_cut_bounds, endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
+use super::searcher::Searcher;
 use super::tt::NO_MOVE;
 use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
 use crate::cpu::{per_level, Isa, IsaDetected};

@@ -7,8 +7,10 @@
 //! thread; here every thread enters it, and they part wherever a node offers more than one
 //! move. The searches to the end and full-width iterations keep their splits, which pay there.
 
-use super::context::{SearchContext, SearchNode, Searcher};
+use super::context::SearchContext;
+use super::node::SearchNode;
 use super::parallel::Abort;
+use super::searcher::Searcher;
 use crate::eval::Evaluator;
 use std::sync::atomic::{fence, AtomicI32, AtomicU32, AtomicUsize, Ordering};
 

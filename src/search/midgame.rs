@@ -5,10 +5,12 @@
 //! iterations at the root are [`super::root`].
 
 use super::api::{Bound, INFINITY};
-use super::context::{SearchContext, SearchNode, Searcher};
+use super::context::SearchContext;
+use super::node::SearchNode;
 use super::ordering::{Candidate, MoveList};
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{cut_bounds, shallow_depth, MIN_CUT_DEPTH};
+use super::searcher::Searcher;
 use super::tt::NO_MOVE;
 use crate::cpu::{per_level, Isa};
 use crate::eval::Evaluator;

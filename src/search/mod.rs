@@ -3,14 +3,15 @@
 //! pool, and time control. It knows nothing of protocols: callers give [`Limits`] and get a
 //! [`SearchResult`] back, with progress reported through a callback.
 //!
-//! The files depend one way, so they read in this order: the table (`tt`, its memory in the
-//! crate's `zeroed_memory`), `time`, the selectivity tables (`probcut`), the split primitives
-//! (`parallel`), what the parts share (`context`: the game interface, options, the shared
-//! context and a thread's `Searcher`), `ordering`, the helper threads of the selective
-//! iterations (`helpers`), the alpha-beta and its iterations (`midgame`), Othello's exact solver
+//! The files depend one way, so they read in this order: what a caller gives and gets (`api`:
+//! limits, results, progress), the table (`tt`, its memory in the crate's `zeroed_memory`, and
+//! `prefetch`), `time`, the selectivity tables (`probcut`), the split primitives (`parallel`),
+//! the search's `options`, the `context` all threads of a search share, one thread's view of
+//! it (`searcher`), the game interface (`node`), `ordering`, the helper threads of the
+//! selective iterations (`helpers`), the alpha-beta (`midgame`), Othello's exact solver
 //! (`endgame`, with `endgame_cache` and `endgame_keys`), which orders its moves with the
-//! midgame's shallow searches, and last Othello's board as a node (`othello`), which hands the
-//! end of every search to that solver.
+//! midgame's shallow searches, Othello's board as a node (`othello`), which hands the end of
+//! every search to that solver, and last the iterations from the root (`root`).
 
 mod api;
 mod context;
@@ -19,12 +20,15 @@ mod endgame_cache;
 mod endgame_keys;
 mod helpers;
 mod midgame;
+mod node;
+mod options;
 mod ordering;
 mod othello;
 mod parallel;
 mod prefetch;
 pub mod probcut;
 mod root;
+mod searcher;
 pub mod time;
 pub mod tt;
 
@@ -32,11 +36,13 @@ pub use api::{
     level_depth, Bound, GameClock, Limits, Progress, Proof, RootMove, SearchResult, EXACT_MARGIN,
     INFINITY,
 };
-pub use context::{
-    OrderingOptions, ParallelOptions, SearchContext, SearchNode, SearchOptions, Searcher,
-    DATA_SELECTIVITY, DEFAULT_SELECTIVITY,
-};
+pub use context::SearchContext;
 pub use endgame::SHALLOW_ORDER_MIN_EMPTIES;
+pub use node::SearchNode;
+pub use options::{
+    OrderingOptions, ParallelOptions, SearchOptions, DATA_SELECTIVITY, DEFAULT_SELECTIVITY,
+};
 pub use root::search;
+pub use searcher::Searcher;
 pub use time::{IterationReport, TimeBudget};
 pub use tt::{TableAllocationError, TranspositionTable};

@@ -3,7 +3,8 @@
 //! leaves the node's cheap hint (for Othello: fastest first, potential mobility, square
 //! priority). Moves are picked best-first lazily, so a cutoff skips sorting the rest.
 
-use super::context::{OrderingOptions, SearchNode};
+use super::node::SearchNode;
+use super::options::OrderingOptions;
 use crate::cpu::Isa;
 use arrayvec::ArrayVec;
 

@@ -1,8 +1,9 @@
 //! Othello's board as a [`SearchNode`]: its moves, an ordering hint (fastest first), and the
 //! exact endgame solver as the end of every search that reaches the last empty square.
 
-use super::context::{SearchNode, Searcher};
 use super::endgame;
+use super::node::SearchNode;
+use super::searcher::Searcher;
 use crate::board::{adjacent_empties, Board};
 use crate::cpu::Isa;
 use crate::eval::Evaluator;

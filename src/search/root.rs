@@ -4,12 +4,14 @@
 //! The recursion below the root is [`super::midgame`].
 
 use super::api::{Bound, Progress, Proof, RootMove, SearchResult, INFINITY};
-use super::context::{SearchContext, SearchNode, Searcher};
+use super::context::SearchContext;
 use super::helpers::Helpers;
 use super::midgame::bound_of;
+use super::node::SearchNode;
 use super::ordering::MoveList;
 use super::parallel::{in_order, Abort};
 use super::probcut::{MIN_CUT_DEPTH, SELECTIVE_LEVELS};
+use super::searcher::Searcher;
 use super::time::IterationReport;
 use super::tt::{TranspositionTable, MAX_SELECTIVITY, NO_MOVE};
 use crate::cpu::IsaDetected;

@@ -172,6 +172,44 @@ fn train_without_games_or_with_an_empty_directory_is_refused() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A recipe pins every training setting: an option it would ignore is refused, so that
+/// `--recipe builtin --seed 2` cannot pass for another network; and no tool starts on 0
+/// threads. Each refusal comes before any training.
+#[test]
+fn train_network_refuses_what_a_recipe_would_ignore_and_tools_refuse_no_threads() {
+    let dir = scratch_dir("recipe-refused");
+    let recipe = ["train-network", "--recipe", "builtin", "--repository"];
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (extra, message) in [
+        (&["--seed", "2"][..], "'--seed <SEED>'"),
+        (&["--epochs", "5"][..], "'--epochs <EPOCHS>'"),
+        (
+            &["--label-lambda", "0.5"][..],
+            "'--label-lambda <LABEL_LAMBDA>'",
+        ),
+        (
+            &["--eval", "linear"][..],
+            "--eval linear does not apply with --recipe",
+        ),
+    ] {
+        let args: Vec<&str> = recipe
+            .iter()
+            .copied()
+            .chain([root])
+            .chain(extra.iter().copied())
+            .collect();
+        let out = oxello_in(&dir, &args);
+        assert_fails_with(&out, message);
+    }
+    for args in [
+        &["--threads", "0", "train-network", "--recipe", "builtin"][..],
+        &["solve", "--threads", "0", "data/fforum-1-19.obf"][..],
+    ] {
+        assert_fails_with(&oxello_in(&dir, args), "threads must be between 1 and 256");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn eval_error_reads_selfplay_transcripts() {
     let selfplay = crate::common::fixture("selfplay.txt");

@@ -8,13 +8,34 @@ use crate::eval::Evaluation;
 use crate::training::dataset::{GameSources, LabelBlending};
 use std::path::PathBuf;
 
+/// The options a recipe pins (its shards, blending, epochs and seed): given beside `--recipe`
+/// they would change nothing, so they are refused.
+const TRAINING_OPTIONS: [&str; 15] = [
+    "files",
+    "data",
+    "labels",
+    "validation_labels",
+    "label_weight",
+    "label_lambda",
+    "static_label_lambda",
+    "exact_empties",
+    "epochs",
+    "batch",
+    "learning_rate",
+    "l2",
+    "validation",
+    "seed",
+    "patience",
+];
+
 /// `oxello train-network`: trains the network evaluation on games and labelled positions.
 #[derive(clap::Args, Debug)]
 pub struct TrainNetworkArgs {
     /// Rebuild a network from the repository alone, with the recipe's shards, settings and
     /// Multi-ProbCut fit (`builtin`: the built-in network); prints the weights' fingerprint.
-    /// Only `--output`, `--repository` and `--threads` apply beside it.
-    #[arg(long, value_enum, conflicts_with_all = ["files", "data", "labels", "validation_labels"])]
+    /// Only `--output`, `--repository` and `--threads` apply beside it: the recipe pins
+    /// everything else, so any other training option is refused rather than ignored.
+    #[arg(long, value_enum, conflicts_with_all = TRAINING_OPTIONS)]
     recipe: Option<RecipeName>,
     /// The checkout whose `data/` a recipe reads.
     #[arg(long, default_value = ".", requires = "recipe")]
@@ -68,9 +89,21 @@ pub struct TrainNetworkArgs {
 
 /// Runs `oxello train-network`: with `--recipe`, rebuilds that network (trained, its table
 /// fitted) on `threads` threads; else trains on the files named, writes the network and prints
-/// its errors beside the linear evaluation's.
-pub fn run(args: &TrainNetworkArgs, threads: usize, evaluation: &Evaluation) -> anyhow::Result<()> {
+/// its errors beside the linear evaluation's. `eval_name` is the `--eval` given: a recipe
+/// trains over the built-in linear weights whatever it says, so another one is refused.
+pub fn run(
+    args: &TrainNetworkArgs,
+    threads: usize,
+    eval_name: &str,
+    evaluation: &Evaluation,
+) -> anyhow::Result<()> {
     if let Some(recipe) = args.recipe {
+        if !Evaluation::names_built_in_network(eval_name) {
+            anyhow::bail!(
+                "--eval {eval_name} does not apply with --recipe: a recipe always trains over \
+                 the built-in linear weights; leave --eval out"
+            );
+        }
         let recipe = recipe.recipe(&args.repository)?;
         return rebuild_and_write(&recipe, threads, &args.output);
     }
