@@ -33,7 +33,7 @@ fn main() -> Result<()> {
         Command::Perft(args) => perft::run(&args, cli.threads.unwrap_or(1)),
         Command::Match(args) => arena::command::run(*args),
         Command::Solve(args) => {
-            if !solve::run(&args, cli.threads.unwrap_or(all_cores), evaluation()?)? {
+            if !solve::run(&args, cli.threads, evaluation()?)? {
                 std::process::exit(1);
             }
             Ok(())

@@ -6,6 +6,7 @@ use crate::board::Move;
 use crate::engine::{Engine, EngineOptions};
 use crate::eval::Evaluation;
 use crate::notation::{format_move, parse_obf_file, ObfEntry};
+use crate::search::tt::COMMITTED_AT_ONCE;
 use crate::search::{Limits, SearchOptions, SearchResult};
 use std::time::Duration;
 
@@ -108,45 +109,70 @@ pub fn format_row(line: &SolvedPosition) -> String {
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
     /// The OBF file (e.g. data/fforum-40-59.obf).
-    file: std::path::PathBuf,
+    #[arg(required_unless_present = "signature")]
+    file: Option<std::path::PathBuf>,
     /// Prove only win, loss or draw.
     #[arg(long)]
     wld: bool,
     /// Transposition table size in MiB (large: the hard FFO positions fill 256 MiB).
     #[arg(long, default_value_t = 1024)]
     hash: usize,
+    /// Solve the signature set instead of a file: FFO #20-#29, built in, on one thread with a
+    /// 64 MiB table (mapped whole at once, so the tree is the same every run); the last line,
+    /// `N nodes M nps`, is the solver's signature, as `bench`'s is the midgame's.
+    #[arg(long, conflicts_with_all = ["file", "wld", "hash"])]
+    signature: bool,
 }
 
+/// The signature set: the first ten positions of FFO #20-#39 (18 to 24 empties).
+const SIGNATURE_SUITE: &str = include_str!("../../data/fforum-20-39.obf");
+const SIGNATURE_POSITIONS: usize = 10;
+const SIGNATURE_FIRST: usize = 20;
+/// The signature's table: what the engine maps at once, so that no search runs on a table
+/// still growing, whose size would change the tree.
+const SIGNATURE_HASH_MIB: usize = COMMITTED_AT_ONCE >> 20;
+
 /// Runs `oxello solve`, printing a row a position and the total; true when every score agrees
-/// with the file.
-pub fn run(args: &SolveArgs, threads: usize, evaluation: Evaluation) -> anyhow::Result<bool> {
-    let file = &args.file;
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-    let entries = parse_obf_file(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let name = file
-        .file_name()
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+/// with the file. `threads` is the `--threads` given, if any: all cores by default, and one
+/// for the signature, which refuses any other count.
+pub fn run(
+    args: &SolveArgs,
+    threads: Option<usize>,
+    evaluation: Evaluation,
+) -> anyhow::Result<bool> {
+    let (entries, first, hash_mib, threads) = match &args.file {
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+            let entries =
+                parse_obf_file(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let name = file
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            let threads = threads.unwrap_or_else(crate::engine::all_cores);
+            (entries, first_number(&name), args.hash, threads)
+        }
+        None => {
+            if threads.is_some_and(|t| t != 1) {
+                anyhow::bail!("the solver's signature is taken on one thread: leave --threads out");
+            }
+            let mut entries = parse_obf_file(SIGNATURE_SUITE)
+                .map_err(|e| anyhow::anyhow!("the built-in signature set: {e}"))?;
+            entries.truncate(SIGNATURE_POSITIONS);
+            (entries, SIGNATURE_FIRST, SIGNATURE_HASH_MIB, 1)
+        }
+    };
     let bar = progress_bar(
         entries.len() as u64,
         "{bar:30} {pos}/{len} solved, {elapsed} {msg}",
     );
-    let options = EngineOptions {
-        threads,
-        hash_mib: args.hash,
-    };
+    let options = EngineOptions { threads, hash_mib };
     let mut engine = Engine::with_evaluation(options, evaluation)?;
     println!("{}", header());
-    let solved = solve_suite(
-        &mut engine,
-        &entries,
-        first_number(&name),
-        args.wld,
-        |line| {
-            bar.suspend(|| println!("{}", format_row(line)));
-            bar.inc(1);
-        },
-    );
+    let solved = solve_suite(&mut engine, &entries, first, args.wld, |line| {
+        bar.suspend(|| println!("{}", format_row(line)));
+        bar.inc(1);
+    });
     bar.finish_and_clear();
     let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
     let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();
@@ -156,6 +182,9 @@ pub fn run(args: &SolveArgs, threads: usize, evaluation: Evaluation) -> anyhow::
         solved.len(),
         nodes as f64 / seconds.max(1e-9)
     );
+    if args.signature {
+        println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
+    }
     Ok(right == solved.len())
 }
 

@@ -1,6 +1,7 @@
 //! The data files: every FFO position parses with exactly its legal moves listed, every XOT
 //! opening is legal, every WTHOR game of the fixtures replays legally to its recorded score,
-//! and every packed training shard reads back as its name says.
+//! every packed training shard reads back as its name says, and the match records are one file
+//! each, all named by their index, within 5 MB.
 
 use oxello::board::{Move, Squares};
 use oxello::notation::{parse_obf_file, read_wthor_file};
@@ -161,4 +162,76 @@ fn the_validation_positions_read_back_as_listed() {
     assert_eq!((file.header.depth, file.header.exact_empties), (10, 20));
     let listed = format!("| xot-d10-e20-seed99.lgz | {} |", file.labels.len());
     assert!(readme.contains(&listed), "README lists {listed}");
+}
+
+/// The folder of match records may hold at most this many bytes.
+const RECORDS_LIMIT: u64 = 5_000_000;
+
+/// The record names a row's first cell gives: `` `a-7.ggf.xz` to `-9` `` is a-7 to a-9,
+/// `` `a-31.ggf.xz`, `-32` `` is a-31 and a-32, `` `a.ggf.xz`, `-b` `` is a and a-b.
+fn row_records(cell: &str) -> Vec<String> {
+    let names: Vec<&str> = cell.split('`').skip(1).step_by(2).collect();
+    let Some(stem) = names.first().and_then(|n| n.strip_suffix(".ggf.xz")) else {
+        return Vec::new();
+    };
+    let numbered = stem
+        .rsplit_once('-')
+        .and_then(|(base, n)| Some((base, n.parse::<u32>().ok()?)));
+    let mut stems = vec![stem.to_string()];
+    if let (Some((base, from)), true) = (numbered, cell.contains("` to `-")) {
+        let to: u32 = names[1][1..].parse().expect("a range ends in a number");
+        stems = (from..=to).map(|i| format!("{base}-{i}")).collect();
+    } else {
+        for extra in &names[1..] {
+            let suffix = extra.strip_prefix('-').expect("a sibling is a suffix");
+            let base = match numbered {
+                Some((base, _)) if suffix.parse::<u32>().is_ok() => base,
+                _ => stem,
+            };
+            stems.push(format!("{base}-{suffix}"));
+        }
+    }
+    stems.into_iter().map(|s| format!("{s}.ggf.xz")).collect()
+}
+
+#[test]
+fn match_records_are_one_file_each_all_indexed_within_five_megabytes() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results");
+    let index = std::fs::read_to_string(folder.join("README.md")).expect("the records' index");
+    let mut files = std::collections::BTreeSet::new();
+    let mut bytes = 0;
+    for entry in std::fs::read_dir(&folder).expect("benches/results is readable") {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        bytes += entry.metadata().unwrap().len();
+        if name != "README.md" {
+            assert!(
+                name.ends_with(".ggf.xz"),
+                "{name}: a record is one .ggf.xz file"
+            );
+            files.insert(name);
+        }
+    }
+    assert!(
+        bytes <= RECORDS_LIMIT,
+        "benches/results holds {bytes} bytes"
+    );
+    let mut indexed = std::collections::BTreeSet::new();
+    for row in index.lines().filter(|l| l.starts_with("| `")) {
+        let first_cell = row.split(" | ").next().unwrap();
+        if first_cell.contains("(in history: ") {
+            continue;
+        }
+        let records = row_records(first_cell);
+        assert!(!records.is_empty(), "a row names no record: {first_cell}");
+        for record in records {
+            assert!(
+                files.contains(&record),
+                "{record} is indexed but not in the folder"
+            );
+            indexed.insert(record);
+        }
+    }
+    let unindexed: Vec<_> = files.difference(&indexed).collect();
+    assert!(unindexed.is_empty(), "records without a row: {unindexed:?}");
 }

@@ -26,6 +26,7 @@ mod readme_sessions;
 mod recipe;
 mod rules_properties;
 mod search;
+mod signatures;
 mod table_memory;
 mod tools_cli;
 mod web_api;
