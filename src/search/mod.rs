@@ -9,15 +9,13 @@
 //! the search's `options`, the `context` all threads of a search share, one thread's view of
 //! it (`searcher`), the game interface (`node`), `ordering`, the helper threads of the
 //! selective iterations (`helpers`), the alpha-beta (`midgame`), Othello's exact solver
-//! (`endgame`, with `endgame_cache` and `endgame_keys`), which orders its moves with the
+//! (`endgame`, with its cache and move keys), which orders its moves with the
 //! midgame's shallow searches, Othello's board as a node (`othello`), which hands the end of
 //! every search to that solver, and last the iterations from the root (`root`).
 
 mod api;
 mod context;
 mod endgame;
-mod endgame_cache;
-mod endgame_keys;
 mod helpers;
 mod midgame;
 mod node;

@@ -12,7 +12,7 @@
 //!   (`SPLIT_MIN_EMPTIES` and up) after the first, or of all of them where the table expects
 //!   a fail low;
 //! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
-//!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`endgame_cache`),
+//!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`cache`),
 //!   and the enhanced transposition cutoff from it where the children are in its range (a
 //!   child whose cached bound settles the window is not searched);
 //! - last `LAST_MOVES_EMPTIES`: one function per count of empties, the empty squares handed
@@ -20,23 +20,33 @@
 //!   the stability cutoff at 4 and 5 empties for high alphas; the last square only counts
 //!   flips, the opponent's only where the window needs them.
 //!
-//! In the selective iterations that precede the exact one (see `midgame::Step`), deep nodes
+//! In the selective iterations that precede the exact one (see `root::Step`), deep nodes
 //! also try a probable cut, and what they store from `PROBABLE_CUT_MIN_EMPTIES` up is marked
 //! selective in the table so the exact iteration takes only their moves, never their bounds.
+//!
+//! The files: this one (the tiers' constants, the dispatch, the small and deep tiers, probable
+//! cuts and splits), `last_moves` (the last empties), `move_order` (the moves' keys and the
+//! evaluation's part in them), `keys` (the children's fastest-first keys, eight at a time on
+//! AVX-512) and `cache` (each thread's cache of exact bounds).
 
 use super::api::INFINITY;
-use super::endgame_cache::Slot;
-use super::endgame_keys::{child_keys, CORNERS, LANES};
 use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_cut_bounds, endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::searcher::Searcher;
 use super::tt::NO_MOVE;
-use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
+use crate::board::Board;
 use crate::cpu::{per_level, Isa, IsaDetected};
 use crate::eval::Evaluator;
-use arrayvec::ArrayVec;
 use std::cmp::Reverse;
 use std::ops::ControlFlow;
+
+mod cache;
+mod keys;
+mod last_moves;
+mod move_order;
+
+use cache::Slot;
+use move_order::{cache_cutoff, ordered_moves, take_best, MoveEntries, MoveEntry, TABLE_MOVE_KEY};
 
 /// From this many empties the solver uses the transposition table; the thread's endgame cache
 /// holds the smaller nodes (measured against 11: the same nodes within 1% and 0.95x the time
@@ -90,95 +100,6 @@ const SMALL_ETC_MIN_EMPTIES: u32 = CACHE_MIN_EMPTIES + 1;
 const _: () = assert!(TABLE_MIN_EMPTIES > CACHE_MIN_EMPTIES);
 // The cache holds only full-width results: no probable cut in its range or below.
 const _: () = assert!(PROBABLE_CUT_MIN_EMPTIES >= TABLE_MIN_EMPTIES);
-
-/// The four 4x4 quadrants; an odd number of empties in a quadrant favours moving there first.
-const QUADRANTS: [u64; 4] = [
-    0x0000_0000_0F0F_0F0F,
-    0x0000_0000_F0F0_F0F0,
-    0x0F0F_0F0F_0000_0000,
-    0xF0F0_F0F0_0000_0000,
-];
-
-/// The quadrant (0-3) of a square.
-#[inline]
-fn quadrant(square: u8) -> u8 {
-    (square >> 2 & 1) | (square >> 4 & 2)
-}
-
-/// The empty `squares` of `board`, those in quadrants with an odd number of empties first.
-#[inline(always)]
-fn parity_sorted<const N: usize>(board: &Board, squares: [u8; N]) -> [u8; N] {
-    let odd = odd_quadrant_squares(board.empties());
-    let mut ordered = squares;
-    ordered.sort_by_key(|&square| odd & (1u64 << square) == 0);
-    ordered
-}
-
-/// `squares` without the one at `index`, the others in order (`N` is one less than its
-/// length).
-#[inline]
-fn without<const N: usize>(squares: &[u8], index: usize) -> [u8; N] {
-    let mut rest = [0; N];
-    for (i, slot) in rest.iter_mut().enumerate() {
-        *slot = squares[i + usize::from(i >= index)];
-    }
-    rest
-}
-
-/// Empty squares lying in quadrants with an odd number of empties.
-#[inline]
-fn odd_quadrant_squares(empties: u64) -> u64 {
-    QUADRANTS
-        .iter()
-        .filter(|&&q| (empties & q).count_ones() & 1 == 1)
-        .fold(0, |acc, &q| acc | (empties & q))
-}
-
-/// The eight squares around each square: a move can flip only if one of them holds an
-/// opponent disc, which is cheaper to test than computing the flips.
-static NEIGHBOURS: [u64; 64] = {
-    let mut masks = [0u64; 64];
-    let mut square = 0;
-    while square < 64 {
-        masks[square] = adjacent_empties(1 << square, !(1 << square));
-        square += 1;
-    }
-    masks
-};
-
-/// The discs `player` flips on the empty `square`, zero when the move is illegal.
-#[inline]
-fn flips_if_any<I: Isa>(isa: I, square: usize, player: u64, opponent: u64) -> u64 {
-    if NEIGHBOURS[square] & opponent == 0 {
-        0
-    } else {
-        flips_at(isa, square, player, opponent)
-    }
-}
-
-/// The score of a board with one empty square `square` against the null window (`alpha`,
-/// `alpha + 1`), fail-soft: exact, except where the side to move cannot play there and the
-/// score it would have if the opponent could not either already fails low (the opponent's
-/// move only lowers it), which is returned as the bound without looking at that move.
-#[inline(always)]
-fn solve_last_square(board: &Board, square: usize, alpha: i32) -> i32 {
-    let player = board.player_count() as i32;
-    let flipped = last_flip_count(square, board.player) as i32;
-    if flipped > 0 {
-        return 2 * (player + flipped) - 62;
-    }
-    // Neither side plays: the empty square goes to the winner.
-    let diff = 2 * player - 63;
-    let unplayed = if diff > 0 { diff + 1 } else { diff - 1 };
-    if unplayed <= alpha {
-        return unplayed;
-    }
-    let flipped = last_flip_count(square, board.opponent) as i32;
-    if flipped > 0 {
-        return 2 * (player - flipped) - 64;
-    }
-    unplayed
-}
 
 /// A null-window endgame search of one thread, below the splits of its searcher.
 struct Solver<'c, 'a, E> {
@@ -235,172 +156,6 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         fn solve_deep[solve_deep_at, solve_deep_v4, solve_deep_v3, solve_deep_baseline](
             &mut self, board: &Board, alpha: i32, empties: u32
         ) -> i32 => solve_deep_body;
-    }
-
-    /// The last few empties: no table, no move generation (each empty square is tried for
-    /// flips), the empty squares handed down as a list in quadrant parity order.
-    #[inline(always)]
-    fn solve_last_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, empties: u32) -> i32 {
-        let empty_squares = board.empties();
-        let odd = odd_quadrant_squares(empty_squares);
-        let mut squares = [0u8; LAST_MOVES_EMPTIES as usize];
-        let mut count = 0;
-        for group in [empty_squares & odd, empty_squares & !odd] {
-            for square in Squares(group) {
-                squares[count] = square as u8;
-                count += 1;
-            }
-        }
-        match empties {
-            1 => {
-                self.searcher.count_node();
-                solve_last_square(board, usize::from(squares[0]), alpha)
-            }
-            2 => self.last_2(isa, board, alpha, [squares[0], squares[1]]),
-            3 => self.last_3_at(isa, board, alpha, [squares[0], squares[1], squares[2]]),
-            4 => self.last_4_at(
-                isa,
-                board,
-                alpha,
-                [squares[0], squares[1], squares[2], squares[3]],
-            ),
-            _ => self.last_5(isa, board, alpha, squares),
-        }
-    }
-
-    /// The stability cutoff of the last empties, tried only from `LAST_STABILITY_MIN_ALPHA`.
-    #[inline(always)]
-    fn last_stability_bound(&mut self, board: &Board, alpha: i32, empties: usize) -> Option<i32> {
-        if alpha < LAST_STABILITY_MIN_ALPHA[empties - 4] {
-            return None;
-        }
-        let bound = stability_bound(board, alpha)?;
-        self.searcher.count_node();
-        Some(bound)
-    }
-
-    /// Five empties: the stability cutoff, then each child's four squares put back in parity
-    /// order.
-    #[inline]
-    fn last_5<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 5]) -> i32 {
-        if let Some(bound) = self.last_stability_bound(board, alpha, 5) {
-            return bound;
-        }
-        self.last_moves(
-            isa,
-            board,
-            alpha,
-            &squares,
-            #[inline(always)]
-            |solver, child, child_alpha, played| {
-                let rest = parity_sorted(child, without(&squares, played));
-                solver.last_4_at(isa, child, child_alpha, rest)
-            },
-        )
-    }
-
-    /// Four empties: the stability cutoff, then the squares in the order given.
-    #[inline(always)]
-    fn last_4_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 4]) -> i32 {
-        if let Some(bound) = self.last_stability_bound(board, alpha, 4) {
-            return bound;
-        }
-        self.last_moves(
-            isa,
-            board,
-            alpha,
-            &squares,
-            #[inline(always)]
-            |solver, child, child_alpha, played| {
-                solver.last_3_at(isa, child, child_alpha, without(&squares, played))
-            },
-        )
-    }
-
-    /// Three empties: the square alone in its quadrant, if one is, goes first.
-    #[inline(always)]
-    fn last_3_body<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 3]) -> i32 {
-        let [a, b, c] = squares;
-        let ordered = match (quadrant(a) == quadrant(b), quadrant(a) == quadrant(c)) {
-            (true, false) => [c, a, b],
-            (false, true) => [b, a, c],
-            _ => squares,
-        };
-        self.last_moves(
-            isa,
-            board,
-            alpha,
-            &ordered,
-            #[inline(always)]
-            |solver, child, child_alpha, played| {
-                solver.last_2(isa, child, child_alpha, without(&ordered, played))
-            },
-        )
-    }
-
-    /// Two empties: each move leaves one square to score.
-    #[inline]
-    fn last_2<I: Isa>(&mut self, isa: I, board: &Board, alpha: i32, squares: [u8; 2]) -> i32 {
-        self.last_moves(
-            isa,
-            board,
-            alpha,
-            &squares,
-            #[inline(always)]
-            |_, child, child_alpha, played| {
-                solve_last_square(child, usize::from(squares[1 - played]), child_alpha)
-            },
-        )
-    }
-
-    /// A node of the last empties, `squares` tried in order: the best score of the side to
-    /// move (fail-soft), of the opponent if it must pass, or the final score. `child_score`
-    /// gives a child's score from the child's side, against the child's window.
-    #[inline(always)]
-    fn last_moves<I: Isa>(
-        &mut self,
-        isa: I,
-        board: &Board,
-        alpha: i32,
-        squares: &[u8],
-        child_score: impl Fn(&mut Self, &Board, i32, usize) -> i32,
-    ) -> i32 {
-        if let Some(score) = self.try_squares(isa, board, alpha, squares, &child_score) {
-            return score;
-        }
-        match self.try_squares(isa, &board.pass(), -alpha - 1, squares, &child_score) {
-            Some(score) => -score,
-            None => board.final_score(),
-        }
-    }
-
-    /// The best score among the side to move's moves on `squares` (fail-soft), or `None` if
-    /// it has none.
-    #[inline(always)]
-    fn try_squares<I: Isa>(
-        &mut self,
-        isa: I,
-        board: &Board,
-        alpha: i32,
-        squares: &[u8],
-        child_score: &impl Fn(&mut Self, &Board, i32, usize) -> i32,
-    ) -> Option<i32> {
-        self.searcher.count_node();
-        let mut best = None;
-        for (index, &square) in squares.iter().enumerate() {
-            let square = usize::from(square);
-            let flipped = flips_if_any(isa, square, board.player, board.opponent);
-            if flipped == 0 {
-                continue;
-            }
-            let child = board.play_with_flips(square, flipped);
-            let score = -child_score(self, &child, -alpha - 1, index);
-            if score > alpha {
-                return Some(score);
-            }
-            best = Some(best.map_or(score, |b: i32| b.max(score)));
-        }
-        best
     }
 
     /// Middle sizes: the thread's endgame cache from `CACHE_MIN_EMPTIES`, then the search.
@@ -620,48 +375,6 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         best
     }
 
-    /// Keys the moves of `board` by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the
-    /// static evaluation (its version for ordering: the network's linear part) weighed into
-    /// the fastest-first key, from there a shallow search.
-    #[inline(always)]
-    fn order_by_evaluation<I: Isa>(
-        &mut self,
-        isa: I,
-        board: &Board,
-        list: &mut MoveEntries,
-        empties: u32,
-    ) {
-        if empties < SHALLOW_ORDER_MIN_EMPTIES {
-            let evaluate_child = self
-                .searcher
-                .ctx
-                .evaluator
-                .children_for_ordering(isa, board);
-            for entry in list.iter_mut() {
-                let opponent_score = evaluate_child(usize::from(entry.square), &entry.child);
-                entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
-            }
-        } else {
-            self.order_by_shallow_search(list, empties);
-        }
-    }
-
-    /// Keys the moves by a shallow search, fastest first breaking ties. Its leaves take the
-    /// evaluation's version for ordering (the network's linear part: it orders the solver's
-    /// moves as well, at the linear weights' cost); the table keeps its results as any
-    /// search's, of their depth, which the deeper searches of the same positions replace.
-    fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
-        let depth = shallow_order_depth(empties);
-        self.searcher.ordering_only = true;
-        for entry in list.iter_mut() {
-            let score = -self
-                .searcher
-                .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
-            entry.key = score * 256 + entry.key.clamp(-255, 255);
-        }
-        self.searcher.ordering_only = false;
-    }
-
     /// Stores a null-window result around `alpha`, marked with the selectivity its tree may
     /// carry.
     #[inline]
@@ -737,97 +450,6 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
     }
 }
 
-/// A move with its ordering key and the position it leads to.
-#[derive(Clone, Copy)]
-struct MoveEntry {
-    key: i32,
-    square: u8,
-    child: Board,
-    /// The child's slot in the thread's endgame cache, found by `cache_cutoff` (unset before).
-    cache_slot: Slot,
-}
-
-/// Room for every move of a position (33 is the most known in a legal position).
-type MoveEntries = ArrayVec<MoveEntry, 36>;
-
-const TABLE_MOVE_KEY: i32 = 1 << 24;
-
-/// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies
-/// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
-/// discs made stable at the corners; the children's own parts of the key are computed `LANES`
-/// at a time (`endgame_keys`).
-#[inline(always)]
-fn ordered_moves<I: Isa>(
-    isa: I,
-    board: &Board,
-    moves: u64,
-    table_move: u8,
-    list: &mut MoveEntries,
-) {
-    let first = list.len();
-    for square in Squares(moves) {
-        let child = board.play_with_flips(square, board.flips_at(isa, square));
-        list.push(MoveEntry {
-            key: 0,
-            square: square as u8,
-            child,
-            cache_slot: Slot::UNSET,
-        });
-    }
-    let odd = odd_quadrant_squares(board.empties());
-    for chunk in list[first..].chunks_mut(LANES) {
-        let mut players = [0; LANES];
-        let mut opponents = [0; LANES];
-        for (lane, entry) in chunk.iter().enumerate() {
-            players[lane] = entry.child.player;
-            opponents[lane] = entry.child.opponent;
-        }
-        let keys = child_keys(isa, &players, &opponents, chunk.len());
-        for (entry, key) in chunk.iter_mut().zip(keys) {
-            let bit = 1u64 << entry.square;
-            entry.key = if entry.square == table_move {
-                TABLE_MOVE_KEY
-            } else {
-                key + i32::from(bit & odd != 0) * 4 + i32::from(bit & CORNERS != 0) * 8
-            };
-        }
-    }
-}
-
-/// The enhanced transposition cutoff from the thread's endgame cache: `Break` with the score
-/// and square of a move whose child's cached bound refutes the null window around `alpha`;
-/// otherwise the moves whose cached bounds prove them no better than `alpha` are taken out of
-/// `list`, and `Continue` carries the best of their bounds (`-INFINITY` if none).
-#[inline(always)]
-fn cache_cutoff(list: &mut MoveEntries, alpha: i32) -> ControlFlow<(i32, u8), i32> {
-    for entry in list.iter_mut() {
-        entry.cache_slot = Slot::of(&entry.child);
-        entry.cache_slot.prefetch();
-    }
-    let mut known_best = -INFINITY;
-    let mut index = 0;
-    while index < list.len() {
-        match list[index].cache_slot.probe(-alpha - 1) {
-            Some(score) if -score > alpha => {
-                return ControlFlow::Break((-score, list[index].square))
-            }
-            Some(score) => {
-                known_best = known_best.max(-score);
-                list.swap_remove(index);
-            }
-            None => index += 1,
-        }
-    }
-    ControlFlow::Continue(known_best)
-}
-
-/// Removes and returns the entry with the highest key.
-#[inline]
-fn take_best(list: &mut MoveEntries) -> Option<MoveEntry> {
-    let best = (0..list.len()).max_by_key(|&i| (list[i].key, Reverse(i)))?;
-    Some(list.swap_remove(best))
-}
-
 /// An upper bound from the opponent's stable discs that already fails low, if any. Computed
 /// only when the bound could reach `alpha` at all.
 #[inline(always)]
@@ -841,7 +463,9 @@ fn stability_bound(board: &Board, alpha: i32) -> Option<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::last_moves::solve_last_square;
     use super::*;
+    use crate::board::Squares;
     use crate::eval::SimpleEvaluator;
     use crate::search::tt::TranspositionTable;
     use crate::search::{Limits, SearchContext, SearchOptions};

@@ -87,7 +87,7 @@ impl Slot {
     /// after does not wait for it.
     #[inline]
     pub(super) fn prefetch(self) {
-        CACHE.with(|cache| super::prefetch::prefetch(&cache[self.index()]));
+        CACHE.with(|cache| crate::search::prefetch::prefetch(&cache[self.index()]));
     }
 
     /// A score that settles the null window (`alpha`, `alpha + 1`) for the slot's position, if

@@ -1,0 +1,150 @@
+//! The order of a deep or small node's moves: fastest first from the children's keys, the
+//! table move first, the thread cache's cutoff, and the evaluation's part (static scores
+//! weighed in, or shallow searches) from `EVAL_ORDER_MIN_EMPTIES` up.
+
+use super::cache::Slot;
+use super::keys::{child_keys, CORNERS, LANES};
+use super::last_moves::odd_quadrant_squares;
+use super::{shallow_order_depth, Solver, EVAL_ORDER_WEIGHT, SHALLOW_ORDER_MIN_EMPTIES};
+use crate::board::{Board, Squares};
+use crate::cpu::Isa;
+use crate::eval::Evaluator;
+use crate::search::api::INFINITY;
+use arrayvec::ArrayVec;
+use std::cmp::Reverse;
+use std::ops::ControlFlow;
+
+impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
+    /// Keys the moves of `board` by the evaluation: below `SHALLOW_ORDER_MIN_EMPTIES` the
+    /// static evaluation (its version for ordering: the network's linear part) weighed into
+    /// the fastest-first key, from there a shallow search.
+    #[inline(always)]
+    pub(super) fn order_by_evaluation<I: Isa>(
+        &mut self,
+        isa: I,
+        board: &Board,
+        list: &mut MoveEntries,
+        empties: u32,
+    ) {
+        if empties < SHALLOW_ORDER_MIN_EMPTIES {
+            let evaluate_child = self
+                .searcher
+                .ctx
+                .evaluator
+                .children_for_ordering(isa, board);
+            for entry in list.iter_mut() {
+                let opponent_score = evaluate_child(usize::from(entry.square), &entry.child);
+                entry.key -= EVAL_ORDER_WEIGHT * opponent_score;
+            }
+        } else {
+            self.order_by_shallow_search(list, empties);
+        }
+    }
+
+    /// Keys the moves by a shallow search, fastest first breaking ties. Its leaves take the
+    /// evaluation's version for ordering (the network's linear part: it orders the solver's
+    /// moves as well, at the linear weights' cost); the table keeps its results as any
+    /// search's, of their depth, which the deeper searches of the same positions replace.
+    pub(super) fn order_by_shallow_search(&mut self, list: &mut MoveEntries, empties: u32) {
+        let depth = shallow_order_depth(empties);
+        self.searcher.ordering_only = true;
+        for entry in list.iter_mut() {
+            let score = -self
+                .searcher
+                .pvs(&entry.child, -INFINITY, INFINITY, depth, false);
+            entry.key = score * 256 + entry.key.clamp(-255, 255);
+        }
+        self.searcher.ordering_only = false;
+    }
+}
+
+/// A move with its ordering key and the position it leads to.
+#[derive(Clone, Copy)]
+pub(super) struct MoveEntry {
+    pub(super) key: i32,
+    pub(super) square: u8,
+    pub(super) child: Board,
+    /// The child's slot in the thread's endgame cache, found by `cache_cutoff` (unset before).
+    pub(super) cache_slot: Slot,
+}
+
+/// Room for every move of a position (33 is the most known in a legal position).
+pub(super) type MoveEntries = ArrayVec<MoveEntry, 36>;
+
+pub(super) const TABLE_MOVE_KEY: i32 = 1 << 24;
+
+/// Appends the moves to `list`, keyed fastest first: few opponent replies (corner replies
+/// worst), little potential mobility for the opponent, odd quadrants and corners preferred, and
+/// discs made stable at the corners; the children's own parts of the key are computed `LANES`
+/// at a time (`keys`).
+#[inline(always)]
+pub(super) fn ordered_moves<I: Isa>(
+    isa: I,
+    board: &Board,
+    moves: u64,
+    table_move: u8,
+    list: &mut MoveEntries,
+) {
+    let first = list.len();
+    for square in Squares(moves) {
+        let child = board.play_with_flips(square, board.flips_at(isa, square));
+        list.push(MoveEntry {
+            key: 0,
+            square: square as u8,
+            child,
+            cache_slot: Slot::UNSET,
+        });
+    }
+    let odd = odd_quadrant_squares(board.empties());
+    for chunk in list[first..].chunks_mut(LANES) {
+        let mut players = [0; LANES];
+        let mut opponents = [0; LANES];
+        for (lane, entry) in chunk.iter().enumerate() {
+            players[lane] = entry.child.player;
+            opponents[lane] = entry.child.opponent;
+        }
+        let keys = child_keys(isa, &players, &opponents, chunk.len());
+        for (entry, key) in chunk.iter_mut().zip(keys) {
+            let bit = 1u64 << entry.square;
+            entry.key = if entry.square == table_move {
+                TABLE_MOVE_KEY
+            } else {
+                key + i32::from(bit & odd != 0) * 4 + i32::from(bit & CORNERS != 0) * 8
+            };
+        }
+    }
+}
+
+/// The enhanced transposition cutoff from the thread's endgame cache: `Break` with the score
+/// and square of a move whose child's cached bound refutes the null window around `alpha`;
+/// otherwise the moves whose cached bounds prove them no better than `alpha` are taken out of
+/// `list`, and `Continue` carries the best of their bounds (`-INFINITY` if none).
+#[inline(always)]
+pub(super) fn cache_cutoff(list: &mut MoveEntries, alpha: i32) -> ControlFlow<(i32, u8), i32> {
+    for entry in list.iter_mut() {
+        entry.cache_slot = Slot::of(&entry.child);
+        entry.cache_slot.prefetch();
+    }
+    let mut known_best = -INFINITY;
+    let mut index = 0;
+    while index < list.len() {
+        match list[index].cache_slot.probe(-alpha - 1) {
+            Some(score) if -score > alpha => {
+                return ControlFlow::Break((-score, list[index].square))
+            }
+            Some(score) => {
+                known_best = known_best.max(-score);
+                list.swap_remove(index);
+            }
+            None => index += 1,
+        }
+    }
+    ControlFlow::Continue(known_best)
+}
+
+/// Removes and returns the entry with the highest key.
+#[inline]
+pub(super) fn take_best(list: &mut MoveEntries) -> Option<MoveEntry> {
+    let best = (0..list.len()).max_by_key(|&i| (list[i].key, Reverse(i)))?;
+    Some(list.swap_remove(best))
+}
