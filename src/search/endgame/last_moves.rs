@@ -3,7 +3,7 @@
 //! parity order, the stability cutoff at 4 and 5 empties for high alphas, and the last square
 //! counting flips only.
 
-use super::{stability_bound, Solver, LAST_MOVES_EMPTIES, LAST_STABILITY_MIN_ALPHA};
+use super::solver::{stability_bound, Solver, LAST_MOVES_EMPTIES, LAST_STABILITY_MIN_ALPHA};
 use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
 use crate::cpu::Isa;
 use crate::eval::Evaluator;

@@ -5,7 +5,7 @@
 use super::cache::Slot;
 use super::keys::{child_keys, CORNERS, LANES};
 use super::last_moves::odd_quadrant_squares;
-use super::{shallow_order_depth, Solver, EVAL_ORDER_WEIGHT, SHALLOW_ORDER_MIN_EMPTIES};
+use super::solver::{shallow_order_depth, Solver, EVAL_ORDER_WEIGHT, SHALLOW_ORDER_MIN_EMPTIES};
 use crate::board::{Board, Squares};
 use crate::cpu::Isa;
 use crate::eval::Evaluator;
