@@ -6,7 +6,7 @@
 //! for it: the layout runs on a thread of its own, and the first search waits for it only if
 //! it has not finished.
 
-use super::evaluation::{Evaluation, NETWORK_NAMES};
+use super::evaluation::Evaluation;
 use super::network::NetworkEvaluator;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -23,7 +23,7 @@ impl DeferredEvaluation {
     /// is laid out on a thread started here, any other evaluation is read now, so that a
     /// file's error is reported at once.
     pub fn from_name(name: &str) -> Result<DeferredEvaluation, String> {
-        if NETWORK_NAMES.contains(&name) {
+        if Evaluation::names_built_in_network(name) {
             Ok(DeferredEvaluation::built_in_network())
         } else {
             Evaluation::from_name(name).map(DeferredEvaluation::from)

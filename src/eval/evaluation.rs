@@ -25,7 +25,7 @@ pub enum Evaluation {
 const SIMPLE_FINGERPRINT: u64 = 0x0000_7369_6D70_6C65;
 
 /// The names of the built-in network, the default evaluation.
-pub(super) const NETWORK_NAMES: [&str; 3] = ["network", "builtin", "built-in"];
+const NETWORK_NAMES: [&str; 3] = ["network", "builtin", "built-in"];
 
 /// The built-in network.
 impl Default for Evaluation {
@@ -52,7 +52,7 @@ impl Evaluation {
         match name {
             "simple" => Ok(Evaluation::Simple),
             "linear" => Ok(Evaluation::linear()),
-            name if NETWORK_NAMES.contains(&name) => Ok(Evaluation::default()),
+            name if Self::names_built_in_network(name) => Ok(Evaluation::default()),
             path => {
                 let bytes = std::fs::read(path)
                     .map_err(|e| format!("cannot read weights '{path}': {e}"))?;
@@ -79,7 +79,7 @@ impl Evaluation {
     /// The bytes of the network file that `--eval name` names: the built-in network's for its
     /// names, else the file's.
     pub fn network_file(name: &str) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
-        if NETWORK_NAMES.contains(&name) {
+        if Self::names_built_in_network(name) {
             Ok(network::BUILT_IN.into())
         } else {
             std::fs::read(name).map(Into::into)

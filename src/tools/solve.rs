@@ -177,13 +177,13 @@ pub fn run(
     let nodes: u64 = solved.iter().map(|s| s.nodes).sum();
     let seconds: f64 = solved.iter().map(|s| s.elapsed.as_secs_f64()).sum();
     let right = solved.iter().filter(|s| s.ok).count();
+    let nps = nodes as f64 / seconds.max(1e-9);
     println!(
-        "total: {right}/{} right, {nodes} nodes, {seconds:.3} s, {:.0} nps",
-        solved.len(),
-        nodes as f64 / seconds.max(1e-9)
+        "total: {right}/{} right, {nodes} nodes, {seconds:.3} s, {nps:.0} nps",
+        solved.len()
     );
     if args.signature {
-        println!("{nodes} nodes {:.0} nps", nodes as f64 / seconds.max(1e-9));
+        println!("{nodes} nodes {nps:.0} nps");
     }
     Ok(right == solved.len())
 }

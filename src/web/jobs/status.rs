@@ -167,7 +167,7 @@ impl<'a> JobContext<'a> {
     }
 
     /// Changes the status if it is still this job's.
-    pub fn update(&self, change: impl FnOnce(&mut JobStatus)) {
+    pub(super) fn update(&self, change: impl FnOnce(&mut JobStatus)) {
         let mut status = self.status.lock();
         if status.id == self.id {
             change(&mut status);
