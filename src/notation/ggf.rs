@@ -74,6 +74,21 @@ impl GgfGame {
             .sum()
     }
 
+    /// Seconds `color` had on its clock after the recorded moves, as GGF counts them: the
+    /// main time, less its recorded move times, plus the increment for each of its moves
+    /// (passes and moves without a time included). `None` without a clock or with one that
+    /// does not parse.
+    pub fn time_left(&self, color: Color) -> Option<f64> {
+        let clock = self.clock(color).ok().flatten()?;
+        Some(self.time_given(&clock, color) - self.elapsed(color))
+    }
+
+    /// Seconds `clock` has given `color` so far: its main time and an increment a move made.
+    pub fn time_given(&self, clock: &Clock, color: Color) -> f64 {
+        let moves_made = self.moves.iter().filter(|m| m.color == color).count();
+        clock.main + clock.increment * moves_made as f64
+    }
+
     /// The position after all the moves.
     pub fn final_position(&self) -> Position {
         self.moves.iter().fold(self.start, |position, m| {

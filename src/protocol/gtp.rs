@@ -1,6 +1,7 @@
 //! GTP 2 in the Othello dialect (Edax, Egaroucid, GRhino; GoGui, Quarry, gogui-twogtp): parse a
 //! command, call the engine, reply `=[id] result` or `?[id] message`, then a blank line.
 
+use super::gtp_clock::GtpClock;
 use super::output::Output;
 use super::session::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
 use crate::board::{Color, Move, Position};
@@ -8,11 +9,11 @@ use crate::engine::{Engine, MoveChoice};
 use crate::notation::{format_move, format_square, parse_move};
 use crate::search::level_depth;
 use crate::search::probcut::level_percent;
-use crate::search::{GameClock, Limits, SearchOptions};
+use crate::search::{Limits, SearchOptions};
 use std::time::{Duration, Instant};
 
 /// Every command, as `list_commands` prints them.
-const COMMANDS: [&str; 32] = [
+const COMMANDS: [&str; 33] = [
     "protocol_version",
     "name",
     "version",
@@ -30,6 +31,7 @@ const COMMANDS: [&str; 32] = [
     "final_score",
     "time_settings",
     "time_left",
+    "kgs-time_settings",
     "set_game",
     "list_games",
     "gogui-rules_game_id",
@@ -72,53 +74,21 @@ fn preprocess(line: &str) -> String {
         .collect()
 }
 
-/// `time_settings`: main time, then `byoyomi` seconds for every `stones` moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct TimeSettings {
-    main: f64,
-    byoyomi: f64,
-    stones: u32,
-}
-
-/// One player's clock as the engine tracks it (or as `time_left` last set it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct PlayerClock {
-    /// Seconds left in the current period.
-    remaining: f64,
-    /// Moves left in the byo-yomi period; 0 while in main time.
-    stones_left: u32,
-}
-
 /// The GTP side of a connection.
 pub struct GtpSession {
     search: SearchOptions,
     depth: Option<u32>,
     move_time: Option<Duration>,
-    time: Option<TimeSettings>,
-    clocks: [PlayerClock; 2],
+    clock: GtpClock,
 }
 
 type Reply = Result<String, String>;
 
-fn parse_color(text: &str) -> Result<Color, String> {
+pub(super) fn parse_color(text: &str) -> Result<Color, String> {
     match text.to_ascii_lowercase().as_str() {
         "b" | "black" => Ok(Color::Black),
         "w" | "white" => Ok(Color::White),
         _ => Err(format!("invalid color '{text}'")),
-    }
-}
-
-fn color_index(color: Color) -> usize {
-    match color {
-        Color::Black => 0,
-        Color::White => 1,
-    }
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=1.0e7).contains(&v) => Ok(v),
-        _ => Err(format!("invalid time '{text}'")),
     }
 }
 
@@ -143,20 +113,7 @@ impl GtpSession {
             search: config.search_options(),
             depth: config.depth,
             move_time: config.move_time,
-            time: None,
-            clocks: [PlayerClock {
-                remaining: 0.0,
-                stones_left: 0,
-            }; 2],
-        }
-    }
-
-    fn reset_clocks(&mut self) {
-        if let Some(t) = self.time {
-            self.clocks = [PlayerClock {
-                remaining: t.main,
-                stones_left: 0,
-            }; 2];
+            clock: GtpClock::default(),
         }
     }
 
@@ -195,43 +152,16 @@ impl GtpSession {
             move_time: self.move_time,
             ..Limits::default()
         };
-        if let Some(t) = self.time {
-            let clock = self.clocks[color_index(position.side_to_move)];
-            if t.main == 0.0 && t.stones > 0 && clock.stones_left == 0 {
-                limits.move_time = Some(Duration::from_secs_f64(t.byoyomi / f64::from(t.stones)));
-            } else if t.main > 0.0 || t.byoyomi > 0.0 {
-                limits.clock = Some(GameClock {
-                    remaining: Duration::from_secs_f64(clock.remaining.max(0.0)),
-                    increment: Duration::ZERO,
-                    moves_to_go: (clock.stones_left > 0).then_some(clock.stones_left),
-                });
-            }
-        }
+        let (clock, move_time) = self.clock.limits(position.side_to_move);
+        limits.clock = clock;
+        limits.move_time = match (limits.move_time, move_time) {
+            (Some(setting), Some(time)) => Some(setting.min(time)),
+            (setting, time) => setting.or(time),
+        };
         let timed = limits.move_time.is_some() || limits.clock.is_some();
         let depth = self.depth.or((!timed).then_some(DEFAULT_DEPTH));
         limits.depth = depth.and_then(|d| level_depth(d, empties));
         limits
-    }
-
-    /// Charges `seconds` to `color`'s clock, moving into byo-yomi when main time runs out.
-    fn charge(&mut self, color: Color, seconds: f64) {
-        let Some(t) = self.time else { return };
-        let clock = &mut self.clocks[color_index(color)];
-        clock.remaining -= seconds;
-        if clock.stones_left > 0 {
-            clock.stones_left -= 1;
-            if clock.stones_left == 0 {
-                *clock = PlayerClock {
-                    remaining: t.byoyomi,
-                    stones_left: t.stones,
-                };
-            }
-        } else if clock.remaining <= 0.0 && t.stones > 0 && t.main > 0.0 {
-            *clock = PlayerClock {
-                remaining: t.byoyomi,
-                stones_left: t.stones,
-            };
-        }
     }
 
     /// The move to play in the current position, from the book or a search, logging each
@@ -276,7 +206,7 @@ impl GtpSession {
         if commit {
             engine.plan_ponder(position, &choice);
             engine.play(mv).expect("the search returns a legal move");
-            self.charge(color, started.elapsed().as_secs_f64());
+            self.clock.charge(color, started.elapsed().as_secs_f64());
         } else {
             engine.set_game(before);
         }
@@ -284,41 +214,6 @@ impl GtpSession {
             Move::Pass => "pass".to_string(),
             Move::Play(sq) => format_square(sq),
         })
-    }
-
-    fn time_settings(&mut self, args: &[&str]) -> Reply {
-        let main = parse_seconds(argument(args, 0, "main time")?)?;
-        let byoyomi = parse_seconds(argument(args, 1, "byo-yomi time")?)?;
-        let stones = argument(args, 2, "byo-yomi stones")?
-            .parse::<u32>()
-            .map_err(|_| "invalid byo-yomi stones".to_string())?;
-        self.time = (main > 0.0 || (byoyomi > 0.0 && stones > 0)).then_some(TimeSettings {
-            main,
-            byoyomi,
-            stones,
-        });
-        self.reset_clocks();
-        Ok(String::new())
-    }
-
-    fn time_left(&mut self, args: &[&str]) -> Reply {
-        let color = parse_color(argument(args, 0, "color")?)?;
-        let seconds = parse_seconds(argument(args, 1, "seconds")?)?;
-        let stones = argument(args, 2, "stones")?
-            .parse::<u32>()
-            .map_err(|_| "invalid stones".to_string())?;
-        if self.time.is_none() {
-            self.time = Some(TimeSettings {
-                main: seconds,
-                byoyomi: 0.0,
-                stones: 0,
-            });
-        }
-        self.clocks[color_index(color)] = PlayerClock {
-            remaining: seconds,
-            stones_left: stones,
-        };
-        Ok(String::new())
     }
 
     fn setting(&mut self, command: &str, args: &[&str], engine: &mut Engine) -> Reply {
@@ -357,7 +252,7 @@ impl GtpSession {
             },
             "clear_board" => {
                 engine.new_game(Position::START);
-                self.reset_clocks();
+                self.clock.reset();
                 Ok(String::new())
             }
             "komi" => argument(args, 0, "komi")?
@@ -386,8 +281,9 @@ impl GtpSession {
                     Ok("unknown".to_string())
                 }
             }
-            "time_settings" => self.time_settings(args),
-            "time_left" => self.time_left(args),
+            "time_settings" => self.clock.time_settings(args).map(|()| String::new()),
+            "kgs-time_settings" => self.clock.kgs_time_settings(args).map(|()| String::new()),
+            "time_left" => self.clock.time_left(args).map(|()| String::new()),
             "set_game" => match args.join(" ").to_ascii_lowercase().as_str() {
                 "othello" | "reversi" => Ok(String::new()),
                 other => Err(format!("unsupported game '{other}'")),

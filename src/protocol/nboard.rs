@@ -156,8 +156,7 @@ impl NBoardSession {
         if clock.main >= NO_CLOCK_SECONDS {
             return None;
         }
-        let moves_made = self.game.moves.iter().filter(|m| m.color == color).count() as f64;
-        let remaining = clock.main - self.game.elapsed(color) + clock.increment * moves_made;
+        let remaining = self.game.time_given(&clock, color) - self.game.elapsed(color);
         Some(GameClock {
             remaining: Duration::from_secs_f64(remaining.max(0.0)),
             increment: Duration::from_secs_f64(clock.increment),

@@ -63,7 +63,7 @@ impl<'a, N, E: Evaluator<N>> SearchContext<'a, N, E> {
         moves_left: u32,
     ) -> Self {
         let start = Instant::now();
-        let budget = TimeBudget::from_limits(limits, moves_left);
+        let budget = TimeBudget::from_limits(limits, moves_left, rayon::current_num_threads());
         let parallel = options.parallel.enabled && rayon::current_num_threads() > 1;
         SearchContext {
             tt,

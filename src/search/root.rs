@@ -123,11 +123,22 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
     let win_loss_draw = ctx.options.win_loss_draw;
 
     let (mut last_iteration, mut last_iteration_end) = (None, Duration::ZERO);
+    let mut same_best_move = 0;
     let mut step = Step {
         depth: 0,
         selectivity: 0,
     };
-    let jump = JumpPoint::of(ctx.budget.hard.is_some());
+    log::debug!(
+        "budget at {moves_left} empties: target {:?}, hard {:?}{}",
+        ctx.budget.target,
+        ctx.budget.hard,
+        if ctx.budget.solve_now {
+            ", solving"
+        } else {
+            ""
+        }
+    );
+    let jump = JumpPoint::of(ctx.budget.hard.is_some() && !ctx.budget.solve_now);
     let helpers = Helpers::new();
     // Helpers search the whole root, so not where only some root moves are asked for.
     let use_helpers = ctx.uses_helpers() && moves == legal;
@@ -234,13 +245,20 @@ pub fn search<N: SearchNode, E: Evaluator<N>>(
                 progress.elapsed.as_secs_f64()
             );
             on_progress(&progress);
+            let best_move_changed = result
+                .as_ref()
+                .is_some_and(|r| r.best_move != Some(roots[0].mv));
+            same_best_move = if best_move_changed {
+                1
+            } else {
+                same_best_move + 1
+            };
             let iteration = IterationReport {
                 elapsed: progress.elapsed,
                 last: progress.elapsed - last_iteration_end,
                 before_last: last_iteration,
-                best_move_changed: result
-                    .as_ref()
-                    .is_some_and(|r| r.best_move != Some(roots[0].mv)),
+                best_move_changed,
+                same_best_move,
                 score: roots[0].score,
                 score_drop: result
                     .as_ref()
@@ -352,7 +370,8 @@ const SELECTIVE_MIN_MOVES: u32 = 20;
 /// deadline always completes its solve, and jumping half way gets there soonest (FFO #20-#39
 /// takes 1.25x the time when it jumps at 7/8). A search with a deadline seldom completes a solve
 /// begun that early and loses the rest of its time to it; its midgame iterations are worth more
-/// (at 100 ms a move, 7/8 scores +63 Elo against 1/2; see docs/experiments.md).
+/// (at 100 ms a move, 7/8 scores +63 Elo against 1/2; see docs/experiments.md). A move the
+/// clock plan has set aside the time to solve jumps as an untimed search does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct JumpPoint(u32, u32);
 

@@ -15,22 +15,28 @@ fn oxello(args: &str) -> String {
     format!("{} {args}", env!("CARGO_BIN_EXE_oxello"))
 }
 
-/// The misbehaving GTP engine of `tests/fake_engines/gtp.sh`, run by `sh`.
-fn fake_engine(mode: &str) -> String {
-    let script: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "tests",
-        "fake_engines",
-        "gtp.sh",
-    ]
-    .iter()
-    .collect();
+/// A script of `tests/fake_engines`, checked to be there.
+fn fake_engine_script(name: &str) -> PathBuf {
+    let script: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "fake_engines", name]
+        .iter()
+        .collect();
     assert!(
         script.is_file(),
         "the fake engine script is missing at {}",
         script.display()
     );
-    format!("sh {} {mode}", script.display())
+    script
+}
+
+/// The misbehaving GTP engine of `tests/fake_engines/gtp.sh`, run by `sh`.
+fn fake_engine(mode: &str) -> String {
+    format!("sh {} {mode}", fake_engine_script("gtp.sh").display())
+}
+
+/// oxello with `args`, every line the harness sends it appended to `log`.
+fn recorded_oxello(log: &std::path::Path, args: &str) -> String {
+    let script = fake_engine_script("record.sh");
+    format!("sh {} {} {}", script.display(), log.display(), oxello(args))
 }
 
 fn spec(name: &str, command: String, protocol: Protocol) -> EngineSpec {
@@ -399,4 +405,119 @@ fn shards_join_into_the_whole_match_and_a_match_resumes_from_its_file() {
     let parsed = text.lines().filter(|l| GgfGame::parse(l).is_ok()).count();
     assert_eq!(parsed, 8);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Plays one opening (two games) between oxello over GTP and oxello over NBoard under `time`,
+/// both recorded; returns the report and the lines each was sent.
+fn recorded_match(
+    time: TimeControl,
+    tag: &str,
+) -> (oxello::tools::arena::MatchReport, [Vec<String>; 2]) {
+    let logs = ["gtp", "nboard"].map(|protocol| {
+        std::env::temp_dir().join(format!(
+            "oxello-wire-{tag}-{protocol}-{}.txt",
+            std::process::id()
+        ))
+    });
+    for log in &logs {
+        std::fs::remove_file(log).ok();
+    }
+    let config = MatchConfig {
+        engines: [
+            spec(
+                "gtp",
+                recorded_oxello(&logs[0], "--threads 1 --hash 16"),
+                Protocol::Gtp,
+            ),
+            spec(
+                "nboard",
+                recorded_oxello(&logs[1], "--threads 1 --hash 16"),
+                Protocol::NBoard,
+            ),
+        ],
+        concurrency: 2,
+        margin: Duration::from_millis(500),
+        ..match_config(spec("unused", String::new(), Protocol::Gtp), 1, time)
+    };
+    let report = run_match(&config, |_, outcome| {
+        assert!(outcome.failure.is_none(), "{:?}", outcome.failure)
+    })
+    .unwrap();
+    let lines = logs.map(|log| {
+        let text = std::fs::read_to_string(&log).unwrap();
+        std::fs::remove_file(&log).ok();
+        text.lines().map(str::to_string).collect()
+    });
+    (report, lines)
+}
+
+#[test]
+fn engines_get_fractional_clocks_and_the_increment_on_the_wire() {
+    let (report, [gtp, nboard]) = recorded_match(
+        TimeControl::Clock {
+            main: 1.5,
+            increment: 0.05,
+        },
+        "clock",
+    );
+    assert_eq!(report.games, 2);
+    assert!(report.tallies.iter().all(|t| t.clock_games == 2));
+    // GTP: the increment by kgs-time_settings, the clock left with its fraction before every
+    // move.
+    assert_eq!(
+        gtp.iter()
+            .filter(|l| *l == "kgs-time_settings fischer 1.500 0.05")
+            .count(),
+        2,
+        "{gtp:?}"
+    );
+    let time_left: Vec<f64> = gtp
+        .iter()
+        .filter_map(|l| l.strip_prefix("time_left "))
+        .map(|rest| rest.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(time_left.len() >= 20, "{gtp:?}");
+    assert!(time_left.iter().all(|t| *t > 0.0 && *t < 1.5 + 30.0 * 0.05));
+    assert!(time_left.iter().any(|t| t.fract() != 0.0));
+    // NBoard: the record's clock with its increment, and the move times with their fractions.
+    let games: Vec<GgfGame> = nboard
+        .iter()
+        .filter_map(|l| l.strip_prefix("set game "))
+        .map(|g| GgfGame::parse(g).unwrap())
+        .collect();
+    assert!(games.len() >= 20);
+    for game in &games {
+        let clock = game.clock(Color::Black).unwrap().unwrap();
+        assert_eq!((clock.main, clock.increment), (1.5, 0.05));
+    }
+    let last = games.last().unwrap();
+    assert!(last
+        .moves
+        .iter()
+        .any(|m| m.seconds.is_some_and(|s| s.fract() != 0.0)));
+}
+
+#[test]
+fn a_time_per_move_is_no_clock_an_engine_can_overrun() {
+    let (report, [gtp, nboard]) = recorded_match(TimeControl::PerMove(0.05), "per-move");
+    assert_eq!(report.games, 2);
+    assert_eq!(
+        gtp.iter()
+            .filter(|l| *l == "time_settings 0 0.050 1")
+            .count(),
+        2,
+        "{gtp:?}"
+    );
+    assert!(!gtp.iter().any(|l| l.starts_with("time_left")));
+    // NBoard has no time per move: each request carries a clock of just the move's time.
+    let games: Vec<GgfGame> = nboard
+        .iter()
+        .filter_map(|l| l.strip_prefix("set game "))
+        .map(|g| GgfGame::parse(g).unwrap())
+        .collect();
+    assert!(games.len() >= 20);
+    for game in &games {
+        let to_move = game.final_position().side_to_move;
+        assert_eq!(game.time_left(to_move), Some(0.05));
+    }
 }

@@ -35,6 +35,7 @@ fn administrative_commands_answer_exactly() {
         "genmove",
         "undo",
         "time_left",
+        "kgs-time_settings",
         "gogui-rules_legal_moves",
         "oxello-threads",
         "oxello-book",
@@ -279,4 +280,31 @@ fn time_settings_per_move_are_kept() {
     let started = Instant::now();
     assert!(parse_move(&ok(&e.gtp("genmove b"))).is_ok());
     assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn an_increment_and_fractional_clocks_are_taken_and_kept() {
+    let mut e = EngineProcess::start(&["--threads", "1", "--no-book"]);
+    assert_eq!(e.gtp("kgs-time_settings fischer 0.8 0.05"), ["= "]);
+    assert_eq!(e.gtp("time_left b 0.35 0"), ["= "]);
+    let started = Instant::now();
+    assert!(parse_move(&ok(&e.gtp("genmove b"))).is_ok());
+    assert!(
+        started.elapsed() < Duration::from_millis(350),
+        "a move with 0.35 s on the clock took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(e.gtp("kgs-time_settings canadian 0 0.2 1"), ["= "]);
+    assert!(parse_move(&ok(&e.gtp("genmove w"))).is_ok());
+    for bad in [
+        "kgs-time_settings hourglass 30",
+        "kgs-time_settings fischer 30",
+        "kgs-time_settings byoyomi 30 x 5",
+        "time_left b 0.5",
+    ] {
+        let reply = e.gtp(bad);
+        assert!(reply[0].starts_with("? "), "{bad}: {reply:?}");
+    }
+    assert_eq!(e.gtp("kgs-time_settings none"), ["= "]);
+    assert!(parse_move(&ok(&e.gtp("genmove b"))).is_ok());
 }

@@ -103,10 +103,6 @@ pub fn play_game(
         record_move(&mut record, position.side_to_move, mv, None);
         position = position.play(mv).expect("openings are checked when loaded");
     }
-    let mut remaining = times.map(|time| match time {
-        TimeControl::Clock { main, .. } => main,
-        _ => 0.0,
-    });
     while !position.board.is_game_over() {
         let color = position.side_to_move;
         let time = times[index(color)];
@@ -123,24 +119,24 @@ pub fn play_game(
             position = position.play(Move::Pass).expect("a forced pass is legal");
             continue;
         }
+        // The clock as GGF counts it, so that NBoard engines, which read it from the record,
+        // see what GTP engines are told.
+        let remaining = record.time_left(color).unwrap_or(0.0);
         let allowed = match time {
             TimeControl::PerMove(seconds) => Duration::from_secs_f64(seconds),
-            TimeControl::Clock { .. } => Duration::from_secs_f64(remaining[index(color)].max(0.0)),
+            TimeControl::Clock { .. } => Duration::from_secs_f64(remaining.max(0.0)),
             TimeControl::Depth(_) => UNTIMED_LIMIT,
         };
         let deadline = Instant::now() + allowed + margin;
         let answer = seats
             .player(color)
-            .and_then(|p| p.choose(&record, &position, time, remaining[index(color)], deadline));
+            .and_then(|p| p.choose(&record, &position, time, remaining, deadline));
         let (mv, seconds) = match answer {
             Ok(answer) => answer,
             Err(failure) => return forfeit(record, seats, color, failure),
         };
         if Duration::from_secs_f64(seconds) > allowed + margin {
             return forfeit(record, seats, color, Failure::Time);
-        }
-        if let TimeControl::Clock { increment, .. } = time {
-            remaining[index(color)] += increment - seconds;
         }
         let next = match (mv, position.play(mv)) {
             (Move::Play(_), Ok(next)) => next,

@@ -197,8 +197,18 @@ impl Player {
         self.gtp("boardsize 8", SETUP_TIMEOUT)?;
         self.gtp("clear_board", SETUP_TIMEOUT)?;
         match time {
-            TimeControl::PerMove(seconds) => self.time_command("time_settings 0 {} 1", seconds)?,
-            TimeControl::Clock { main, .. } => self.time_command("time_settings {} 0 0", main)?,
+            TimeControl::PerMove(seconds) => {
+                self.time_command("time_settings 0 {} 1", seconds)?;
+            }
+            TimeControl::Clock { main, increment } if increment > 0.0 => {
+                let fischer = format!("kgs-time_settings fischer {{}} {increment}");
+                if !self.time_command(&fischer, main)? {
+                    self.time_command("time_settings {} 0 0", main)?;
+                }
+            }
+            TimeControl::Clock { main, .. } => {
+                self.time_command("time_settings {} 0 0", main)?;
+            }
             TimeControl::Depth(_) => {}
         }
         let mut position = Position::START;
@@ -210,23 +220,26 @@ impl Player {
     }
 
     /// Sends a GTP time command with `seconds` in place of `{}`: with decimals, then (for
-    /// engines that take only whole seconds, as GTP says) rounded up. An engine that refuses
-    /// both keeps its own time; the harness still enforces the match's.
-    fn time_command(&mut self, template: &str, seconds: f64) -> Result<(), Failure> {
+    /// engines that take only whole seconds, as GTP says) rounded down, so that no engine is
+    /// told of time it does not have, but never to 0 (no limit). Whether the engine took one;
+    /// an engine that refuses both keeps its own time, and the harness still enforces the
+    /// match's.
+    fn time_command(&mut self, template: &str, seconds: f64) -> Result<bool, Failure> {
+        let whole = seconds.floor().max(1.0) as u64;
         let mut tries = vec![format!("{seconds:.3}")];
         if seconds.fract() != 0.0 {
-            tries.push(format!("{}", seconds.ceil().max(1.0) as u64));
+            tries.push(whole.to_string());
         } else {
             tries[0] = format!("{}", seconds as u64);
         }
         for value in &tries {
             match self.gtp(&template.replace("{}", value), SETUP_TIMEOUT) {
-                Ok(_) => return Ok(()),
-                Err(Failure::Garbage(why)) => log::warn!("{}: {why}", self.spec.name),
+                Ok(_) => return Ok(true),
+                Err(Failure::Garbage(why)) => log::debug!("{}: {why}", self.spec.name),
                 Err(other) => return Err(other),
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Tells a GTP engine a move made at `position` (by itself or the other engine).
@@ -257,8 +270,8 @@ impl Player {
         match self.spec.protocol {
             Protocol::Gtp => {
                 if let TimeControl::Clock { .. } = time {
-                    let left = remaining.max(0.0).floor();
-                    self.time_command(&format!("time_left {} {{}} 0", color_letter(color)), left)?;
+                    let command = format!("time_left {} {{}} 0", color_letter(color));
+                    self.time_command(&command, remaining.max(0.0))?;
                 }
                 let started = Instant::now();
                 self.process
@@ -275,10 +288,10 @@ impl Player {
             Protocol::NBoard => {
                 let mut record = game.clone();
                 if let TimeControl::PerMove(seconds) = time {
-                    // NBoard has no time per move: give a clock worth it for the moves left.
-                    let moves_left = f64::from(position.board.empty_count().div_ceil(2).max(1));
+                    // NBoard has no time per move: a clock that holds just the move's time,
+                    // which no engine overruns without losing on its own clock.
                     let clock = Clock {
-                        main: seconds * moves_left,
+                        main: seconds,
                         increment: 0.0,
                         grace: 0.0,
                     };

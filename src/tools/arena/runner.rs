@@ -43,11 +43,40 @@ pub struct EngineTally {
     pub time_losses: u32,
     pub illegal_moves: u32,
     pub crashes: u32,
+    /// Over the games played to the end under a clock: how many, the sum of the shares of
+    /// the clock's time (main time and increments) left at the end, and the least seconds
+    /// left.
+    pub clock_games: u32,
+    pub clock_left_share_sum: f64,
+    pub clock_left_least: Option<f64>,
 }
 
 impl EngineTally {
     pub fn mean_discs(&self) -> f64 {
         self.disc_sum as f64 / f64::from(self.finished_games.max(1))
+    }
+
+    /// The mean share of its clock the engine had left at the end of a game, if it played
+    /// under a clock.
+    pub fn mean_clock_left(&self) -> Option<f64> {
+        (self.clock_games > 0).then(|| self.clock_left_share_sum / f64::from(self.clock_games))
+    }
+
+    /// Counts the clock `color` had left at the end of a game played to the end.
+    fn count_clock(&mut self, record: &crate::notation::GgfGame, color: Color) {
+        let Some(clock) = record.clock(color).ok().flatten() else {
+            return;
+        };
+        let (Some(left), given) = (record.time_left(color), record.time_given(&clock, color))
+        else {
+            return;
+        };
+        if given <= 0.0 {
+            return;
+        }
+        self.clock_games += 1;
+        self.clock_left_share_sum += left / given;
+        self.clock_left_least = Some(self.clock_left_least.map_or(left, |least| least.min(left)));
     }
 }
 
@@ -74,6 +103,7 @@ fn tally(report: &mut MatchReport, job: Job, outcome: &GameOutcome) {
             Some(_) => t.outcomes.losses += 1,
         }
         if let Some(black_score) = outcome.black_score {
+            t.count_clock(&outcome.record, color);
             t.finished_games += 1;
             t.disc_sum += i64::from(if color == Color::Black {
                 black_score
@@ -243,6 +273,17 @@ pub fn format_report(config: &MatchConfig, report: &MatchReport) -> String {
             tally.illegal_moves,
             tally.crashes
         ));
+    }
+    for (spec, tally) in config.engines.iter().zip(&report.tallies) {
+        if let (Some(mean), Some(least)) = (tally.mean_clock_left(), tally.clock_left_least) {
+            lines.push(format!(
+                "{}: {:.1}% of its clock (main time and increments) left at the end on average, \
+                 {least:.2} s at least, over {} games played out",
+                spec.name,
+                100.0 * mean,
+                tally.clock_games
+            ));
+        }
     }
     lines.push(format!(
         "{} of {} games played",
