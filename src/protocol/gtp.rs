@@ -1,6 +1,7 @@
 //! GTP 2 in the Othello dialect (Edax, Egaroucid, GRhino; GoGui, Quarry, gogui-twogtp): parse a
 //! command, call the engine, reply `=[id] result` or `?[id] message`, then a blank line.
 
+use super::gtp_args::{argument, parse_color};
 use super::gtp_clock::GtpClock;
 use super::output::Output;
 use super::session::{Flow, ServerConfig, Session, DEFAULT_DEPTH};
@@ -83,20 +84,6 @@ pub struct GtpSession {
 }
 
 type Reply = Result<String, String>;
-
-pub(super) fn parse_color(text: &str) -> Result<Color, String> {
-    match text.to_ascii_lowercase().as_str() {
-        "b" | "black" => Ok(Color::Black),
-        "w" | "white" => Ok(Color::White),
-        _ => Err(format!("invalid color '{text}'")),
-    }
-}
-
-fn argument<'a>(args: &[&'a str], index: usize, what: &str) -> Result<&'a str, String> {
-    args.get(index)
-        .copied()
-        .ok_or_else(|| format!("syntax error: missing {what}"))
-}
 
 /// The score as GTP writes it: `B+4`, `W+2` or `0`.
 fn score_text(black_score: i32) -> String {

@@ -2,6 +2,7 @@
 //! Japanese byo-yomi, and `fischer` for an increment), `time_left` with fractions; both
 //! players' clocks as the engine keeps them between `time_left`s, and the limits of a move.
 
+use super::gtp_args::{argument, parse_color};
 use crate::board::Color;
 use crate::search::GameClock;
 use std::time::Duration;
@@ -69,12 +70,6 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 fn parse_count(text: &str, what: &str) -> Result<u32, String> {
     text.parse::<u32>()
         .map_err(|_| format!("invalid {what} '{text}'"))
-}
-
-fn argument<'a>(args: &[&'a str], index: usize, what: &str) -> Result<&'a str, String> {
-    args.get(index)
-        .copied()
-        .ok_or_else(|| format!("syntax error: missing {what}"))
 }
 
 impl GtpClock {
@@ -152,7 +147,7 @@ impl GtpClock {
     /// moves (Canadian) or periods (Japanese) left in byo-yomi, 0 in main time. Without
     /// settings, it is taken as a clock of that much time.
     pub fn time_left(&mut self, args: &[&str]) -> Result<(), String> {
-        let color = super::gtp::parse_color(argument(args, 0, "color")?)?;
+        let color = parse_color(argument(args, 0, "color")?)?;
         let seconds = parse_seconds(argument(args, 1, "seconds")?)?;
         let stones = parse_count(argument(args, 2, "stones")?, "stones")?;
         if self.settings.is_none() {

@@ -7,6 +7,7 @@
 
 mod dialect;
 mod gtp;
+mod gtp_args;
 mod gtp_clock;
 mod input;
 mod nboard;

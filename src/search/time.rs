@@ -45,7 +45,7 @@ const SOLVE_GROWTH: f64 = 2.07;
 const SOLVE_NODES_PER_SECOND: f64 = 10.0e6;
 /// What the plan sets aside for a solve, as a multiple of its predicted median time (the 90th
 /// percentile is 2.4 times the median), and how many midgame shares that may be at most.
-const SOLVE_COST_FACTOR: f64 = 1.5;
+const SOLVE_COST_FACTOR: f64 = 2.5;
 const SOLVE_MAX_SHARES: f64 = 2.0;
 /// Of the clock left when a move solves: what it should take, and the most it may.
 const SOLVE_TARGET_PART: f64 = 0.7;
@@ -154,10 +154,10 @@ pub fn predicted_solve_seconds(empties: u32, threads: usize) -> f64 {
 }
 
 /// How much a move at `empties` empties weighs in the division of a clock: a bell over the
-/// empties, highest at 36, where the game is decided and the search tree widest.
+/// empties, twice the weight at 30, where the game is decided and the search tree widest.
 fn move_weight(empties: u32) -> f64 {
-    let from_peak = (f64::from(empties) - 36.0) / 10.0;
-    1.0 + 0.5 * (-from_peak * from_peak).exp()
+    let from_peak = (f64::from(empties) - 30.0) / 12.0;
+    1.0 + (-from_peak * from_peak).exp()
 }
 
 /// The empties at which the plan solves, from a move at `empties` with `pot` seconds to spend
@@ -283,13 +283,13 @@ mod tests {
 
     #[test]
     fn the_solve_point_follows_the_clock_and_the_threads() {
-        // From an XOT opening (52 empties) the solver takes over at 22 empties under 10 s + 0.1 s
+        // From an XOT opening (52 empties) the solver takes over at 20 empties under 10 s + 0.1 s
         // on one thread, at 20 under 5 s, at 22 under 30 s on one thread and 24 on two.
         let at = |remaining: f64, increment: f64, threads| {
             let pot = remaining - 0.025 - remaining / 50.0 + increment * 25.0;
             solve_point(52, pot, threads).0
         };
-        assert_eq!(at(10.0, 0.1, 1), 22);
+        assert_eq!(at(10.0, 0.1, 1), 20);
         assert_eq!(at(5.0, 0.0, 1), 20);
         assert_eq!(at(30.0, 0.0, 1), 22);
         assert_eq!(at(30.0, 0.0, 2), 24);
@@ -307,8 +307,8 @@ mod tests {
                 .target
                 .unwrap()
         };
-        assert!(share(36) > share(52));
-        assert!(move_weight(36) > move_weight(50) && move_weight(36) > move_weight(24));
+        assert!(share(32) > share(52));
+        assert!(move_weight(30) > move_weight(50) && move_weight(30) > move_weight(20));
     }
 
     /// Plays a game's clock through: each of our moves, from 52 empties down, takes
