@@ -407,6 +407,15 @@ fn shards_join_into_the_whole_match_and_a_match_resumes_from_its_file() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The games an NBoard engine was sent with `set game`, in order.
+fn games_sent(nboard: &[String]) -> Vec<GgfGame> {
+    nboard
+        .iter()
+        .filter_map(|l| l.strip_prefix("set game "))
+        .map(|g| GgfGame::parse(g).unwrap())
+        .collect()
+}
+
 /// Plays one opening (two games) between oxello over GTP and oxello over NBoard under `time`,
 /// both recorded; returns the report and the lines each was sent.
 fn recorded_match(
@@ -480,11 +489,7 @@ fn engines_get_fractional_clocks_and_the_increment_on_the_wire() {
     assert!(time_left.iter().all(|t| *t > 0.0 && *t < 1.5 + 30.0 * 0.05));
     assert!(time_left.iter().any(|t| t.fract() != 0.0));
     // NBoard: the record's clock with its increment, and the move times with their fractions.
-    let games: Vec<GgfGame> = nboard
-        .iter()
-        .filter_map(|l| l.strip_prefix("set game "))
-        .map(|g| GgfGame::parse(g).unwrap())
-        .collect();
+    let games = games_sent(&nboard);
     assert!(games.len() >= 20);
     for game in &games {
         let clock = game.clock(Color::Black).unwrap().unwrap();
@@ -510,11 +515,7 @@ fn a_time_per_move_is_no_clock_an_engine_can_overrun() {
     );
     assert!(!gtp.iter().any(|l| l.starts_with("time_left")));
     // NBoard has no time per move: each request carries a clock of just the move's time.
-    let games: Vec<GgfGame> = nboard
-        .iter()
-        .filter_map(|l| l.strip_prefix("set game "))
-        .map(|g| GgfGame::parse(g).unwrap())
-        .collect();
+    let games = games_sent(&nboard);
     assert!(games.len() >= 20);
     for game in &games {
         let to_move = game.final_position().side_to_move;

@@ -34,6 +34,41 @@ fn the_builtin_recipe_names_the_shards_of_the_built_in_network() {
 }
 
 #[test]
+fn a_share_of_the_recipe_takes_the_first_shards_of_each_series() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let whole = Recipe::builtin(repository).unwrap();
+    let count = |share| {
+        let part = Recipe::builtin_share(repository, share).unwrap();
+        assert!(part.shards.iter().all(|s| whole.shards.contains(s)));
+        assert_eq!(
+            (&part.validation, &part.fit_positions, part.fit),
+            (&whole.validation, &whole.fit_positions, whole.fit)
+        );
+        let series = ["wthor-d10-e20-", "xot-d10-e20-", "xot-d0-e20-"].map(|name| {
+            part.shards
+                .iter()
+                .filter(|s| s.file_name().unwrap().to_str().unwrap().starts_with(name))
+                .count()
+        });
+        let first = [
+            "wthor-d10-e20-s0of64.lgz",
+            "xot-d10-e20-s0of64.lgz",
+            "xot-d0-e20-s0of64.lgz",
+        ];
+        assert!(first
+            .iter()
+            .all(|f| part.shards.iter().any(|s| s.ends_with(f))));
+        series
+    };
+    // ceil(5/N), ceil(24/N), ceil(54/N): the shards of the points 1.18M, 4.51M, 8.90M.
+    assert_eq!(count(1), [5, 24, 54]);
+    assert_eq!(count(2), [3, 12, 27]);
+    assert_eq!(count(4), [2, 6, 14]);
+    assert_eq!(count(8), [1, 3, 7]);
+    assert!(Recipe::builtin_share(repository, 0).is_err());
+}
+
+#[test]
 fn a_recipe_rebuilds_the_same_network_on_one_thread_and_on_two() {
     let recipe = small_recipe();
     assert_eq!(recipe.shards.len(), 1);

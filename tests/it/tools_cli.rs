@@ -201,6 +201,18 @@ fn train_network_refuses_what_a_recipe_would_ignore_and_tools_refuse_no_threads(
         let out = oxello_in(&dir, &args);
         assert_fails_with(&out, message);
     }
+    for (args, message) in [
+        (
+            &["train-network", "--data-share", "2"][..],
+            "--recipe <RECIPE>",
+        ),
+        (
+            &["train-network", "--recipe", "builtin", "--data-share", "0"][..],
+            "'--data-share <DATA_SHARE>'",
+        ),
+    ] {
+        assert_fails_with(&oxello_in(&dir, args), message);
+    }
     for args in [
         &["--threads", "0", "train-network", "--recipe", "builtin"][..],
         &["solve", "--threads", "0", "data/fforum-1-19.obf"][..],

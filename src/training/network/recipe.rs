@@ -24,10 +24,11 @@ pub enum RecipeName {
 }
 
 impl RecipeName {
-    /// The recipe, its files found in the checkout at `repository`.
-    pub fn recipe(self, repository: &Path) -> anyhow::Result<Recipe> {
+    /// The recipe on one `data_share`th of its training shards (1: all of them), its files
+    /// found in the checkout at `repository`.
+    pub fn recipe(self, repository: &Path, data_share: u32) -> anyhow::Result<Recipe> {
         match self {
-            RecipeName::Builtin => Recipe::builtin(repository),
+            RecipeName::Builtin => Recipe::builtin_share(repository, data_share),
         }
     }
 }
@@ -73,10 +74,21 @@ impl Recipe {
     /// `tune-mpc`'s defaults of 2026-12-04, pinned) on the shards it was trained on. An error
     /// names a file the checkout lacks.
     pub fn builtin(repository: &Path) -> anyhow::Result<Recipe> {
+        Recipe::builtin_share(repository, 1)
+    }
+
+    /// The built-in recipe on one `data_share`th of its data, for the learning curve: the
+    /// first `ceil(n / data_share)` shards of each of its series of `n` shards (1/8: 11 of the
+    /// 83), with the same validation positions, settings and Multi-ProbCut fit.
+    pub fn builtin_share(repository: &Path, data_share: u32) -> anyhow::Result<Recipe> {
+        anyhow::ensure!(data_share >= 1, "the share of the data must be 1 or more");
         let recipe = Recipe {
             shards: BUILTIN_SHARDS
                 .iter()
-                .flat_map(|(series, shards)| shard_files(repository, series, shards.clone()))
+                .flat_map(|(series, shards)| {
+                    let taken = shards.len().div_ceil(data_share as usize) as u32;
+                    shard_files(repository, series, shards.start..shards.start + taken)
+                })
                 .collect(),
             validation: vec![repository.join(BUILTIN_VALIDATION)],
             label_weight: 3.0,
