@@ -69,6 +69,23 @@ fn a_share_of_the_recipe_takes_the_first_shards_of_each_series() {
 }
 
 #[test]
+fn labels_added_to_a_recipe_are_trained_beside_its_shards_and_must_exist() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let part = Recipe::builtin_share(repository, 8).unwrap();
+    let added = vec![repository.join("data/training/xot-d0-e20-s53of64.lgz")];
+    let grown = part.clone().with_added_labels(&added).unwrap();
+    assert_eq!(grown.shards.len(), part.shards.len() + 1);
+    assert_eq!(grown.shards.last(), added.last());
+    assert_eq!(
+        (&grown.validation, &grown.fit_positions, grown.fit),
+        (&part.validation, &part.fit_positions, part.fit)
+    );
+    let missing = vec![repository.join("data/training/no-such-shard.lgz")];
+    let error = part.with_added_labels(&missing).unwrap_err().to_string();
+    assert!(error.contains("no-such-shard.lgz"), "{error}");
+}
+
+#[test]
 fn a_recipe_rebuilds_the_same_network_on_one_thread_and_on_two() {
     let recipe = small_recipe();
     assert_eq!(recipe.shards.len(), 1);

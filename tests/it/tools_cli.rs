@@ -191,6 +191,10 @@ fn train_network_refuses_what_a_recipe_would_ignore_and_tools_refuse_no_threads(
             &["--eval", "linear"][..],
             "--eval linear does not apply with --recipe",
         ),
+        (
+            &["--add-labels", "no-such.lgz"][..],
+            "no-such.lgz is not a labels file",
+        ),
     ] {
         let args: Vec<&str> = recipe
             .iter()
@@ -209,6 +213,14 @@ fn train_network_refuses_what_a_recipe_would_ignore_and_tools_refuse_no_threads(
         (
             &["train-network", "--recipe", "builtin", "--data-share", "0"][..],
             "'--data-share <DATA_SHARE>'",
+        ),
+        (
+            &[
+                "train-network",
+                "--add-labels",
+                "data/training/xot-d0-e20-s0of64.lgz",
+            ][..],
+            "--recipe <RECIPE>",
         ),
     ] {
         assert_fails_with(&oxello_in(&dir, args), message);

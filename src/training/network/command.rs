@@ -33,9 +33,9 @@ const TRAINING_OPTIONS: [&str; 15] = [
 pub struct TrainNetworkArgs {
     /// Rebuild a network from the repository alone, with the recipe's shards, settings and
     /// Multi-ProbCut fit (`builtin`: the built-in network); prints the weights' fingerprint.
-    /// Only `--output`, `--repository`, `--data-share` and `--threads` apply beside it: the
-    /// recipe pins everything else, so any other training option is refused rather than
-    /// ignored.
+    /// Only `--output`, `--repository`, `--data-share`, `--add-labels` and `--threads` apply
+    /// beside it: the recipe pins everything else, so any other training option is refused
+    /// rather than ignored.
     #[arg(long, value_enum, conflicts_with_all = TRAINING_OPTIONS)]
     recipe: Option<RecipeName>,
     /// The checkout whose `data/` a recipe reads.
@@ -46,6 +46,11 @@ pub struct TrainNetworkArgs {
     #[arg(long, default_value_t = 1, requires = "recipe",
           value_parser = clap::value_parser!(u32).range(1..))]
     data_share: u32,
+    /// Labels files (plain or packed) to train the recipe on beside its own shards, with its
+    /// settings and fit: the learning curve above the recipe's data, or new data judged at
+    /// the same amount.
+    #[arg(long = "add-labels", num_args = 1.., requires = "recipe")]
+    add_labels: Vec<PathBuf>,
     #[command(flatten)]
     games: GameSources,
     /// Labels files written by `oxello label` (plain or packed).
@@ -110,7 +115,9 @@ pub fn run(
                  the built-in linear weights; leave --eval out"
             );
         }
-        let recipe = recipe.recipe(&args.repository, args.data_share)?;
+        let recipe = recipe
+            .recipe(&args.repository, args.data_share)?
+            .with_added_labels(&args.add_labels)?;
         return rebuild_and_write(&recipe, threads, &args.output);
     }
     let plan = TrainingPlan {

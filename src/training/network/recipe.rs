@@ -129,6 +129,17 @@ impl Recipe {
         }
         Ok(recipe)
     }
+
+    /// The recipe with `labels` trained on beside its own shards (same validation, settings
+    /// and fit): the learning curve above the recipe's data, or another kind of data judged
+    /// by the same measure. An error names a file that is not there.
+    pub fn with_added_labels(mut self, labels: &[PathBuf]) -> anyhow::Result<Recipe> {
+        if let Some(missing) = labels.iter().find(|f| !f.is_file()) {
+            anyhow::bail!("{} is not a labels file", missing.display());
+        }
+        self.shards.extend(labels.iter().cloned());
+        Ok(self)
+    }
 }
 
 /// The network of `recipe`, trained and given its own Multi-ProbCut table, on the threads of
