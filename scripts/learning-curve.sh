@@ -3,7 +3,13 @@
 # share N given, each network judged against Zebra at equal depth 8 and against the built-in
 # network at depth 10, then charted:
 #
-#   scripts/learning-curve.sh WORK_DIR "ZEBRA" SHARE...      e.g. ... 8 4 2 1
+#   scripts/learning-curve.sh WORK_DIR "ZEBRA" POINT...      e.g. ... 8 4 2 1
+#
+# A POINT is a share N, or N+SERIES:COUNT: the share with the first COUNT shards of the data
+# engine's SERIES in data/training added (train-network --add-labels), e.g.
+# 1+xotfast-d0-e18:80 for the curve above the recipe's data, or 8+xotfast-d0-e18:11 to judge
+# the engine's positions against the recipe's at the same amount (give such points their own
+# WORK_DIR when they are not to join the curve's line).
 #
 # ZEBRA is the command of Zebra's GTP adapter without its depth settings (see
 # ../shared/referees/README.md); it plays at depth 8, exact 12, WLD 12, against oxello at depth
@@ -19,7 +25,7 @@
 # Both cores for hours: run it at nice 19 (`nice -n 19 scripts/learning-curve.sh ...`).
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
-  echo "usage: $0 WORK_DIR ZEBRA SHARE..." >&2
+  echo "usage: $0 WORK_DIR ZEBRA POINT..." >&2
   exit 2
 fi
 work=$1 zebra=$2
@@ -32,16 +38,25 @@ mkdir -p "$work"
 tally() { awk -v who="$1" '$1 == who && $2 ~ /^[0-9]+$/ { print $2 "," $3 "," $4 }' "$2"; }
 
 echo "positions,opponent,wins,draws,losses" > "$work/curve.csv"
-for share in "$@"; do
-  network="$work/share-$share.network"
+for point in "$@"; do
+  share=${point%%+*} added=()
+  if [[ $point == *+* ]]; then
+    series=${point#*+} series=${series%%:*} count=${point##*:}
+    for file in data/training/"$series"-s*of*.lgz; do
+      index=${file##*-s} index=${index%%of*}
+      if ((index < count)); then added+=("$file"); fi
+    done
+    ((${#added[@]} == count)) || { echo "$point: ${#added[@]} shards of $series in data/training, not $count" >&2; exit 2; }
+  fi
+  name="share-${point/:/-}"
+  network="$work/$name.network"
   if [[ ! -f $network ]]; then
-    echo "== training on 1/$share of the recipe's data" >&2
-    "$oxello" train-network --recipe builtin --data-share "$share" --output "$network.part" \
-      2> >(tee "$work/share-$share.log" >&2)
+    echo "== training on 1/$share of the recipe's data${added:+ and ${#added[@]} shards of $series}" >&2
+    "$oxello" train-network --recipe builtin --data-share "$share" ${added:+--add-labels "${added[@]}"} \
+      --output "$network.part" 2>&1 | tee "$work/$name.log" >&2
     mv "$network.part" "$network"
   fi
-  positions=$(sed -n 's/^\([0-9]*\) training and .*/\1/p' "$work/share-$share.log" | tail -1)
-  name="share-$share"
+  positions=$(sed -n 's/^\([0-9]*\) training and .*/\1/p' "$work/$name.log" | tail -1)
   for seed in 7 8 9 10 11 12 13 14; do
     report="$work/$name-vs-zebra-d8-$seed.report"
     "$oxello" match --engine1 "$oxello --threads 1 --hash 64 --depth 8 --selectivity 2 --eval $network" \
