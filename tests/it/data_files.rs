@@ -122,9 +122,13 @@ fn every_training_shard_reads_back_as_its_name_says() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // wthor-d10-e20-s<i>of<n> (games of rank i mod n of the database) or
         // xot-d<depth>-e20-s<i>of<n> (selfplay games of its own, ranked from 0; depth 0:
-        // static scores) or xotnet-d0-e20-s<i>of<n> (the same, played by the network)
+        // static scores) or xotnet-d0-e20-s<i>of<n> (the same, played by the network) or
+        // xotfast-d0-e18-s<i>of<n> (the data engine's: the network at depth 4, exact from 18)
         let fields: Vec<&str> = name.split('-').collect();
-        assert!(["wthor", "xot", "xotnet"].contains(&fields[0]), "{name}");
+        assert!(
+            ["wthor", "xot", "xotnet", "xotfast"].contains(&fields[0]),
+            "{name}"
+        );
         let depth: u8 = fields[1].trim_start_matches('d').parse().unwrap();
         let exact: u8 = fields[2].trim_start_matches('e').parse().unwrap();
         let (shard, of) = fields[3].trim_start_matches('s').split_once("of").unwrap();
