@@ -95,6 +95,8 @@ for i in $(seq "$first" "$last"); do
   if [ "$source" = wthor ]; then
     sources=(--data "$wthor" --shard "$i/$shards")
   else
+    # Games at depth 8 keep the name they had before the depth was a setting, so that a
+    # WORK_DIR begun then still resumes.
     played=$work/xot-games-seed$play_seed-e$play_exact-s${i}of$shards.txt
     if [ "$play_depth" != 8 ]; then
       played=$work/xot-games-seed$play_seed-d$play_depth-e$play_exact-s${i}of$shards.txt
