@@ -250,12 +250,14 @@ pub fn load_examples(
     }
     let labelled = label_examples_by_file(labels)?;
     let games_of = || labelled.iter().flat_map(|(_, per_game)| per_game);
-    eprintln!(
-        "{} positions of {} games from {} labels files",
-        games_of().map(|(_, e)| e.len()).sum::<usize>(),
-        games_of().count(),
-        labels.len()
-    );
+    if !labels.is_empty() {
+        eprintln!(
+            "{} positions of {} games from {} labels files",
+            games_of().map(|(_, e)| e.len()).sum::<usize>(),
+            games_of().count(),
+            labels.len()
+        );
+    }
     Ok((per_game, labelled))
 }
 

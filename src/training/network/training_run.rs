@@ -43,6 +43,56 @@ fn samples_of(
     (to_samples(false), to_samples(true))
 }
 
+/// The training and validation samples of `plan`'s games and labels files. Each labels file
+/// becomes samples as soon as it is read, so that a run holds at its peak its samples and one
+/// file's examples, not every file's examples beside them.
+fn read_samples(
+    plan: &TrainingPlan<'_>,
+    config: &NetworkTrainConfig,
+    evaluation: &Evaluation,
+    linear: &PatternEvaluator,
+) -> anyhow::Result<(Vec<Sample>, Vec<Sample>)> {
+    let split = |per_game: &ExamplesByGame, weight, searched| {
+        samples_of(
+            per_game,
+            weight,
+            searched,
+            config.seed,
+            config.validation_percent,
+            linear,
+        )
+    };
+    let (mut training, mut validation) = if plan.games.is_empty() {
+        if plan.labels.is_empty() {
+            anyhow::bail!(
+                "nothing to train on: name game files, a --data directory or --labels files"
+            );
+        }
+        (Vec::new(), Vec::new())
+    } else {
+        let (results, _) = load_examples(plan.games, &[], plan.exact_empties, evaluation)?;
+        split(&results, 1.0, false)
+    };
+    let (mut positions, mut games) = (0, 0);
+    for file in plan.labels {
+        let labelled = plan
+            .blending
+            .blend(label_examples_by_file(std::slice::from_ref(file))?);
+        positions += labelled.iter().map(|(_, e)| e.len()).sum::<usize>();
+        games += labelled.len();
+        let (file_training, file_validation) = split(&labelled, plan.label_weight, true);
+        training.extend(file_training);
+        validation.extend(file_validation);
+    }
+    if !plan.labels.is_empty() {
+        eprintln!(
+            "{positions} positions of {games} games from {} labels files",
+            plan.labels.len()
+        );
+    }
+    Ok((training, validation))
+}
+
 /// What a network is trained on and how: the command line's settings, or a recipe's.
 #[derive(Clone, Debug)]
 pub struct TrainingPlan<'a> {
@@ -82,29 +132,8 @@ pub fn train_from_files(
         },
         ..plan.config
     };
-    let (results, labelled) =
-        load_examples(plan.games, plan.labels, plan.exact_empties, evaluation)?;
-    let labelled = plan.blending.blend(labelled);
     let linear = PatternEvaluator::built_in();
-    let (mut training, mut validation) = samples_of(
-        &results,
-        1.0,
-        false,
-        config.seed,
-        config.validation_percent,
-        &linear,
-    );
-    let (searched_training, searched_validation) = samples_of(
-        &labelled,
-        plan.label_weight,
-        true,
-        config.seed,
-        config.validation_percent,
-        &linear,
-    );
-    training.extend(searched_training);
-    validation.extend(searched_validation);
-    drop((results, labelled));
+    let (mut training, mut validation) = read_samples(plan, &config, evaluation, &linear)?;
     if !plan.validation_labels.is_empty() {
         let judged = plan
             .blending
