@@ -220,6 +220,14 @@ pub fn train(
     (weights, reports)
 }
 
+/// An error when neither games nor labels files are named: nothing to train on.
+pub fn ensure_training_data(games: &GameSources, labels: &[PathBuf]) -> anyhow::Result<()> {
+    if games.is_empty() && labels.is_empty() {
+        anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
+    }
+    Ok(())
+}
+
 /// The examples a training tool reads, grouped by game: the positions of `games` labelled with
 /// their results (exact from `exact_empties`; `evaluation` orders the solver's moves), numbered
 /// apart from the ranks of labelled games, and the positions of each of the `labels` files
@@ -230,9 +238,7 @@ pub fn load_examples(
     exact_empties: u32,
     evaluation: &Evaluation,
 ) -> anyhow::Result<(ExamplesByGame, Vec<(LabelsHeader, ExamplesByGame)>)> {
-    if games.is_empty() && labels.is_empty() {
-        anyhow::bail!("nothing to train on: name game files, a --data directory or --labels files");
-    }
+    ensure_training_data(games, labels)?;
     let mut per_game = Vec::new();
     if !games.is_empty() {
         let files = games.files()?;

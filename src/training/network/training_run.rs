@@ -10,7 +10,7 @@ use crate::eval::{Evaluation, Evaluator, PatternEvaluator};
 use crate::training::dataset::{
     label_examples_by_file, Example, ExamplesByGame, GameSources, LabelBlending,
 };
-use crate::training::train::{is_validation, load_examples, TrainConfig};
+use crate::training::train::{ensure_training_data, is_validation, load_examples, TrainConfig};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -62,12 +62,8 @@ fn read_samples(
             linear,
         )
     };
+    ensure_training_data(plan.games, plan.labels)?;
     let (mut training, mut validation) = if plan.games.is_empty() {
-        if plan.labels.is_empty() {
-            anyhow::bail!(
-                "nothing to train on: name game files, a --data directory or --labels files"
-            );
-        }
         (Vec::new(), Vec::new())
     } else {
         let (results, _) = load_examples(plan.games, &[], plan.exact_empties, evaluation)?;
