@@ -183,11 +183,11 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             let child = board.play_with_flips(square, board.flips_at(isa, square));
             return -self.solve(isa, &child, -alpha - 1, empties - 1);
         }
-        let mut list = MoveEntries::new();
-        ordered_moves(isa, board, moves, NO_MOVE, &mut list);
-        let mut best = -INFINITY;
         // The children are looked up in the cache once, here, not again when searched.
         let probed = empties >= SMALL_ETC_MIN_EMPTIES;
+        let mut list = MoveEntries::new();
+        ordered_moves(isa, board, moves, NO_MOVE, probed, &mut list);
+        let mut best = -INFINITY;
         if probed {
             match cache_cutoff(&mut list, alpha) {
                 ControlFlow::Break((score, _)) => return score,
@@ -249,13 +249,13 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 return score;
             }
         }
-        let mut list = MoveEntries::new();
-        ordered_moves(isa, board, moves, table_move, &mut list);
-        let mut best = -INFINITY;
-        let mut best_move = NO_MOVE;
         // The children are in the thread's endgame cache's range instead: the same cutoff from
         // there, and no second look-up when they are searched.
         let probed = empties < ETC_MIN_EMPTIES;
+        let mut list = MoveEntries::new();
+        ordered_moves(isa, board, moves, table_move, probed, &mut list);
+        let mut best = -INFINITY;
+        let mut best_move = NO_MOVE;
         if probed {
             match cache_cutoff(&mut list, alpha) {
                 ControlFlow::Break((score, square)) => {
