@@ -20,8 +20,9 @@
 # Run from the repository with target/release/oxello built. Each network is trained once
 # (WORK_DIR/share-N.network, or share-N+SERIES-COUNT.network, its training log beside it) and
 # each match's games go to WORK_DIR as they finish, so the script can be stopped at any point
-# and run again: it goes on where it stopped. At the end WORK_DIR/curve.csv holds every match played out, and
-# scripts/learning_curve.py draws WORK_DIR/curve.svg from it and prints the Elo a doubling.
+# and run again: it goes on where it stopped. At the end WORK_DIR/curve.csv holds every match
+# played out, and scripts/learning_curve.py draws WORK_DIR/curve.svg from it and prints the Elo
+# a doubling.
 # Both cores for hours: run it at nice 19 (`nice -n 19 scripts/learning-curve.sh ...`).
 set -euo pipefail
 if [[ $# -lt 3 ]]; then

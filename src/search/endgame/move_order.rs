@@ -128,10 +128,16 @@ pub(super) fn ordered_moves<I: Isa>(
 
 /// The enhanced transposition cutoff from the thread's endgame cache (the slots set by
 /// `ordered_moves` with `cached`): `Break` with the score and square of a move whose child's
-/// cached bound refutes the null window around `alpha`; otherwise the moves whose cached bounds prove them no better than `alpha` are taken out of
-/// `list`, and `Continue` carries the best of their bounds (`-INFINITY` if none).
+/// cached bound refutes the null window around `alpha`; otherwise the moves whose cached
+/// bounds prove them no better than `alpha` are taken out of `list`, and `Continue` carries the
+/// best of their bounds (`-INFINITY` if none).
 #[inline(always)]
 pub(super) fn cache_cutoff(list: &mut MoveEntries, alpha: i32) -> ControlFlow<(i32, u8), i32> {
+    debug_assert!(
+        list.iter()
+            .all(|entry| entry.cache_slot == Slot::of(&entry.child)),
+        "the moves were listed without their cache slots"
+    );
     let mut known_best = -INFINITY;
     let mut index = 0;
     while index < list.len() {
