@@ -11,7 +11,8 @@
 //!   none where the table expects a fail low), and a parallel split of the moves
 //!   (`SPLIT_MIN_EMPTIES` and up) after the first, or of all of them where the table expects
 //!   a fail low;
-//! - small: fastest first (fewest opponent replies), parity as a tie-break, no table, but
+//! - small: fastest first (fewest opponent replies), parity as a tie-break, from
+//!   `FASTEST_FIRST_MIN_EMPTIES` (below it parity order without keys), no table, but
 //!   from `CACHE_MIN_EMPTIES` a small per-thread cache of exact bounds (`cache`),
 //!   and the enhanced transposition cutoff from it where the children are in its range (a
 //!   child whose cached bound settles the window is not searched);
@@ -35,7 +36,7 @@ use super::parallel::{in_order, Abort, SharedBest};
 use super::probcut::{endgame_cut_bounds, endgame_shallow_depth, PROBABLE_CUT_MIN_EMPTIES};
 use super::searcher::Searcher;
 use super::tt::NO_MOVE;
-use crate::board::Board;
+use crate::board::{Board, Squares};
 use crate::cpu::{per_level, Isa, IsaDetected};
 use crate::eval::Evaluator;
 use std::cmp::Reverse;
@@ -48,10 +49,12 @@ mod move_order;
 mod solver;
 
 use cache::Slot;
+use keys::CORNERS;
+use last_moves::odd_quadrant_squares;
 use move_order::{cache_cutoff, ordered_moves, take_best, MoveEntries, MoveEntry, TABLE_MOVE_KEY};
 use solver::{
-    stability_bound, Solver, CACHE_MIN_EMPTIES, ETC_MIN_EMPTIES, SMALL_ETC_MIN_EMPTIES,
-    SPLIT_MIN_EMPTIES, TABLE_MIN_EMPTIES,
+    stability_bound, Solver, CACHE_MIN_EMPTIES, ETC_MIN_EMPTIES, FASTEST_FIRST_MIN_EMPTIES,
+    SMALL_ETC_MIN_EMPTIES, SPLIT_MIN_EMPTIES, TABLE_MIN_EMPTIES,
 };
 pub use solver::{EVAL_ORDER_MIN_EMPTIES, LAST_MOVES_EMPTIES, SHALLOW_ORDER_MIN_EMPTIES};
 
@@ -157,7 +160,8 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         }
     }
 
-    /// Fastest first (no sorting for a single move), no table.
+    /// Fastest first (no sorting for a single move; parity order below
+    /// `FASTEST_FIRST_MIN_EMPTIES`), no table.
     #[inline(always)]
     fn search_small_body<I: Isa>(
         &mut self,
@@ -183,6 +187,9 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             let child = board.play_with_flips(square, board.flips_at(isa, square));
             return -self.solve(isa, &child, -alpha - 1, empties - 1);
         }
+        if empties < FASTEST_FIRST_MIN_EMPTIES {
+            return self.search_in_parity_order(isa, board, alpha, empties, moves);
+        }
         // The children are looked up in the cache once, here, not again when searched.
         let probed = empties >= SMALL_ETC_MIN_EMPTIES;
         let mut list = MoveEntries::new();
@@ -200,6 +207,34 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
                 best = score;
                 if score > alpha {
                     return score;
+                }
+            }
+        }
+        best
+    }
+
+    /// The `moves` in parity order without keys: corners of odd quadrants, the rest of the
+    /// odd quadrants, then the even ones.
+    #[inline(always)]
+    fn search_in_parity_order<I: Isa>(
+        &mut self,
+        isa: I,
+        board: &Board,
+        alpha: i32,
+        empties: u32,
+        moves: u64,
+    ) -> i32 {
+        let odd = odd_quadrant_squares(board.empties());
+        let mut best = -INFINITY;
+        for group in [moves & odd & CORNERS, moves & odd & !CORNERS, moves & !odd] {
+            for square in Squares(group) {
+                let child = board.play_with_flips(square, board.flips_at(isa, square));
+                let score = -self.solve(isa, &child, -alpha - 1, empties - 1);
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        return score;
+                    }
                 }
             }
         }
@@ -403,7 +438,6 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
 mod tests {
     use super::last_moves::solve_last_square;
     use super::*;
-    use crate::board::Squares;
     use crate::eval::SimpleEvaluator;
     use crate::search::tt::TranspositionTable;
     use crate::search::{Limits, SearchContext, SearchOptions};

@@ -34,6 +34,12 @@ pub(super) fn shallow_order_depth(empties: u32) -> u32 {
     (empties - 12) / 3
 }
 
+/// From this many empties the small tier keys its moves fastest first; below it, in parity
+/// order without keys (measured against fastest first at 6 empties: 7-11% more nodes but 4%
+/// fewer instructions and 10-11% fewer mispredicted branches under cachegrind, FFO #40-#49
+/// and 20 positions of 20 empties; 0.975x the wall time on 100 positions of 20 empties).
+pub(super) const FASTEST_FIRST_MIN_EMPTIES: u32 = LAST_MOVES_EMPTIES + 2;
+
 /// At or below this many empties moves go in parity order without sorting.
 pub const LAST_MOVES_EMPTIES: u32 = 5;
 
