@@ -36,9 +36,16 @@ pub(super) fn child_keys<I: Isa>(
     keys
 }
 
+/// Whether this level keys the children `LANES` at a time ([`child_keys`]) rather than each
+/// as it is made ([`child_key`]).
+#[inline(always)]
+pub(super) fn keys_together<I: Isa>(isa: I) -> bool {
+    cfg!(target_arch = "x86_64") && isa.level() == crate::cpu::Level::V4
+}
+
 /// The child-alone part of the key of one child.
 #[inline(always)]
-fn child_key<I: Isa>(isa: I, child: &Board) -> i32 {
+pub(super) fn child_key<I: Isa>(isa: I, child: &Board) -> i32 {
     let replies = child.moves_at(isa);
     let potential = adjacent_empties(child.opponent, child.empties()).count_ones() as i32;
     -(replies.count_ones() as i32) * 16

@@ -1,7 +1,8 @@
 //! The last `LAST_MOVES_EMPTIES` empties: one function per count, no table and no move
-//! generation (each empty square is tried for flips), the empty squares handed down in quadrant
-//! parity order, the stability cutoff at 4 and 5 empties for high alphas, and the last square
-//! counting flips only.
+//! generation (each empty square is tried for flips), the empty squares put in quadrant parity
+//! order once, at the first node of this range, and handed down in that order (sorting them
+//! again at each node cost more than the nodes it saved), the stability cutoff at 4 and 5
+//! empties for high alphas, and the last square counting flips only.
 
 use super::solver::{stability_bound, Solver, LAST_MOVES_EMPTIES, LAST_STABILITY_MIN_ALPHA};
 use crate::board::{adjacent_empties, flips_at, last_flip_count, Board, Squares};
@@ -15,21 +16,6 @@ pub(super) const QUADRANTS: [u64; 4] = [
     0x0F0F_0F0F_0000_0000,
     0xF0F0_F0F0_0000_0000,
 ];
-
-/// The quadrant (0-3) of a square.
-#[inline]
-pub(super) fn quadrant(square: u8) -> u8 {
-    (square >> 2 & 1) | (square >> 4 & 2)
-}
-
-/// The empty `squares` of `board`, those in quadrants with an odd number of empties first.
-#[inline(always)]
-pub(super) fn parity_sorted<const N: usize>(board: &Board, squares: [u8; N]) -> [u8; N] {
-    let odd = odd_quadrant_squares(board.empties());
-    let mut ordered = squares;
-    ordered.sort_by_key(|&square| odd & (1u64 << square) == 0);
-    ordered
-}
 
 /// `squares` without the one at `index`, the others in order (`N` is one less than its
 /// length).
@@ -151,8 +137,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         Some(bound)
     }
 
-    /// Five empties: the stability cutoff, then each child's four squares put back in parity
-    /// order.
+    /// Five empties: the stability cutoff, then the squares in the order given.
     #[inline]
     pub(super) fn last_5<I: Isa>(
         &mut self,
@@ -171,8 +156,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
             &squares,
             #[inline(always)]
             |solver, child, child_alpha, played| {
-                let rest = parity_sorted(child, without(&squares, played));
-                solver.last_4_at(isa, child, child_alpha, rest)
+                solver.last_4_at(isa, child, child_alpha, without(&squares, played))
             },
         )
     }
@@ -201,7 +185,7 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         )
     }
 
-    /// Three empties: the square alone in its quadrant, if one is, goes first.
+    /// Three empties: the squares in the order given.
     #[inline(always)]
     pub(super) fn last_3_body<I: Isa>(
         &mut self,
@@ -210,20 +194,14 @@ impl<'c, 'a, E: Evaluator<Board>> Solver<'c, 'a, E> {
         alpha: i32,
         squares: [u8; 3],
     ) -> i32 {
-        let [a, b, c] = squares;
-        let ordered = match (quadrant(a) == quadrant(b), quadrant(a) == quadrant(c)) {
-            (true, false) => [c, a, b],
-            (false, true) => [b, a, c],
-            _ => squares,
-        };
         self.last_moves(
             isa,
             board,
             alpha,
-            &ordered,
+            &squares,
             #[inline(always)]
             |solver, child, child_alpha, played| {
-                solver.last_2(isa, child, child_alpha, without(&ordered, played))
+                solver.last_2(isa, child, child_alpha, without(&squares, played))
             },
         )
     }
