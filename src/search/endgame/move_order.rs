@@ -78,9 +78,10 @@ pub(super) const TABLE_MOVE_KEY: i32 = 1 << 24;
 /// at a time on AVX-512 (`keys`), elsewhere each in the loop that makes the child: one loop
 /// over the moves instead of four, each of whose exits is a mispredicted branch (counted by
 /// cachegrind on FFO #40-#49: 13% fewer mispredicts and 2.6% fewer instructions, the same
-/// nodes). When the node will look its children up in the thread's cache (`cached`), each child's slot is found and prefetched as soon as the child is made, so that
-/// the keys' work hides the load (measured against prefetching just before the look-ups: the
-/// same nodes, 0.94-0.98x the time on FFO #20-#39 and #40-#49).
+/// nodes). When the node will look its children up in the thread's cache (`cached`), each
+/// child's slot is found and prefetched as soon as the child is made, so that the keys' work
+/// hides the load (measured against prefetching just before the look-ups: the same nodes,
+/// 0.94-0.98x the time on FFO #20-#39 and #40-#49).
 #[inline(always)]
 pub(super) fn ordered_moves<I: Isa>(
     isa: I,
